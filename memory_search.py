@@ -1,0 +1,612 @@
+#!/usr/bin/env python3
+"""How memories are found: query analysis, the two channels, the hybrid merge,
+snippets, output formatting, and the `search.sh` / `reindex.sh` CLI.
+
+Channels (both over the terms of memory_store.tokenize):
+  keyword  BM25 from SQLite FTS5 (or the JSON backend's identical formula);
+           it also supplies the candidate pool.
+  vector   hand-written TF-IDF cosine (SMART lnc.ltc: log tf, idf on the query
+           side only, cosine-normalised) over terms *and* character trigrams
+           of Latin words, so it forgives typos and word forms BM25 misses.
+Each score is mapped to [0, 1] without reference to the other hits, so a
+score means the same thing from query to query, then merged by weight.
+"""
+import math
+import os
+import sys
+from collections import namedtuple
+
+import memory_store as store_mod
+from memory_store import Filters, StoreError, tokenize, term_grams, feature_weight
+
+# Defaults chosen by measurement on ../shared/eval-data (see bench/ and README).
+WEIGHT_KEYWORD = 0.5   # hybrid = WEIGHT_KEYWORD * keyword + (1 - WEIGHT_KEYWORD) * vector
+KEYWORD_SCALE = 1.5    # keyword score = 1 - exp(-KEYWORD_SCALE * bm25 / sum(idf))
+CANDIDATE_POOL = 100   # BM25 candidates the vector channel re-scores
+MAX_QUERY_TERMS = 64   # the rarest terms of a very long query
+DEFAULT_LIMIT = 5
+SNIPPET_CHARS = 220
+
+Hit = namedtuple("Hit", "id path start_line end_line heading date score keyword vector snippet text")
+Hit.__doc__ = "One search result; lines are 1-based and inclusive, scores in [0, 1]."
+
+
+class UsageError(Exception):
+    """Bad arguments: exit code 2."""
+
+
+# --------------------------------------------------------------------------
+# Query analysis
+# --------------------------------------------------------------------------
+
+def fts5_idf(n_docs, df):
+    """FTS5's BM25 idf (never below a tiny positive floor)."""
+    idf = math.log((n_docs - df + 0.5) / (df + 0.5))
+    return idf if idf > 0 else 1e-6
+
+
+def analyse_query(store, query):
+    """Query terms known to the index, with their document frequencies.
+
+    Returns (terms, dfs, n_docs); terms keep the query's repetitions.  Very
+    long queries keep only their MAX_QUERY_TERMS rarest distinct terms.
+    """
+    if not query or not query.strip():
+        raise UsageError("empty query")
+    terms = tokenize(query)
+    n_docs = store.chunk_count()
+    if not terms or not n_docs:
+        return [], {}, n_docs
+    distinct = list(dict.fromkeys(terms))
+    dfs = store.doc_freqs(distinct[:4 * MAX_QUERY_TERMS])
+    known = sorted((t for t in distinct if dfs.get(t)), key=lambda t: dfs[t])[:MAX_QUERY_TERMS]
+    keep = set(known)
+    return [t for t in terms if t in keep], dfs, n_docs
+
+
+# --------------------------------------------------------------------------
+# The two channels and the merge
+# --------------------------------------------------------------------------
+
+def keyword_channel(store, terms, dfs, n_docs, filters, pool=CANDIDATE_POOL):
+    """{key: score in [0, 1]} from BM25, for the best `pool` chunks."""
+    distinct = list(dict.fromkeys(terms))
+    # Terms in half the chunks or more have an FTS5 idf of ~0: asking FTS5 for
+    # them costs time and changes no score, so only rarer terms are matched.
+    rare = [t for t in distinct if dfs[t] < n_docs / 2.0] or distinct
+    raw = store.keyword(rare, pool, filters)
+    scale = sum(fts5_idf(n_docs, dfs[t]) for t in rare) or 1.0
+    return {key: 1.0 - math.exp(-KEYWORD_SCALE * bm25 / scale) for key, bm25 in raw}
+
+
+def query_vector(terms, store, dfs, n_docs):
+    """ltc query weights {feature: weight}, unit length."""
+    counts = store_mod.vector_counts(terms)
+    grams = [f for f in counts if f[0] == "#"]
+    gram_dfs = store.doc_freqs(grams) if grams else {}
+    weights = {}
+    for feature, n in counts.items():
+        df = gram_dfs.get(feature) if feature[0] == "#" else dfs.get(feature)
+        if df:
+            weights[feature] = (1 + math.log(n)) * math.log(1 + n_docs / df) * feature_weight(feature)
+    norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+    return {f: w / norm for f, w in weights.items()}
+
+
+def vector_channel(rows, qvec):
+    """{key: cosine} of each candidate row against the query vector."""
+    gram_cache = {}
+
+    def query_grams(term):
+        hit = gram_cache.get(term)
+        if hit is None:
+            hit = gram_cache[term] = [g for g in term_grams(term) if g in qvec]
+        return hit
+
+    scores = {}
+    for key, row in rows.items():
+        counts = {}
+        for term in row.terms.split():
+            if term in qvec:
+                counts[term] = counts.get(term, 0) + 1
+            for gram in query_grams(term):
+                counts[gram] = counts.get(gram, 0) + 1
+        dot = sum(qvec[f] * (1 + math.log(n)) * feature_weight(f) for f, n in counts.items())
+        scores[key] = dot / row.norm
+    return scores
+
+
+def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=0.0, filters=None):
+    """Rank the memory's chunks for a query: [Hit], best first."""
+    if mode not in ("hybrid", "keyword", "vector"):
+        raise UsageError("unknown mode %r (use hybrid, keyword or vector)" % mode)
+    terms, dfs, n_docs = analyse_query(store, query)
+    if not terms:
+        return []
+    keyword = keyword_channel(store, terms, dfs, n_docs, filters)
+    rows = store.fetch(list(keyword))
+    vector = vector_channel(rows, query_vector(terms, store, dfs, n_docs)) if mode != "keyword" else {}
+    w = {"hybrid": WEIGHT_KEYWORD, "keyword": 1.0, "vector": 0.0}[mode]
+    merged = {k: w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0) for k in rows}
+    order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
+    hits, taken = [], []
+    qset = set(terms)
+    for key in order:
+        row = rows[key]
+        if merged[key] < min_score or merged[key] <= 0:
+            break
+        if _mostly_covered(row, taken):
+            continue
+        taken.append(row)
+        hits.append(Hit(store_mod.chunk_id(row.path, row.ordinal), row.path, row.start_line,
+                        row.end_line, row.heading, row.date, round(merged[key], 4),
+                        round(keyword.get(key, 0.0), 4), round(vector.get(key, 0.0), 4),
+                        make_snippet(row.text, qset), row.text))
+        if len(hits) >= limit:
+            break
+    return hits
+
+
+def _mostly_covered(row, taken):
+    """A near-duplicate: half or more of its lines already in a better hit."""
+    size = row.end_line - row.start_line + 1
+    for t in taken:
+        if t.path == row.path:
+            overlap = min(t.end_line, row.end_line) - max(t.start_line, row.start_line) + 1
+            if overlap * 2 >= size:
+                return True
+    return False
+
+
+# --------------------------------------------------------------------------
+# Snippets and highlighting
+# --------------------------------------------------------------------------
+
+def match_spans(text, qterms):
+    """Character spans of text whose terms are query terms (for highlighting)."""
+    spans = []
+    for m in store_mod._TOKEN_RE.finditer(text.lower() if text.isascii() else _fold(text)):
+        run = m.group("cjk")
+        if run is None:
+            if set(tokenize(m.group("word"))) & qterms:
+                spans.append((m.start(), m.end()))
+            continue
+        marked = [False] * len(run)
+        for i in range(len(run)):
+            if run[i:i + 2] in qterms and i + 1 < len(run):
+                marked[i] = marked[i + 1] = True
+        if not any(marked):
+            marked = [c in qterms for c in run]
+        i = 0
+        while i < len(run):
+            if marked[i]:
+                j = i
+                while j < len(run) and marked[j]:
+                    j += 1
+                spans.append((m.start() + i, m.start() + j))
+                i = j
+            else:
+                i += 1
+    return spans
+
+
+def _fold(text):
+    """Lower-case per character so offsets still line up with the original."""
+    import unicodedata
+    return "".join((unicodedata.normalize("NFKC", c).lower() or c)[:1] for c in text)
+
+
+def make_snippet(text, qterms, width=SNIPPET_CHARS):
+    """The chunk's most relevant lines, cut to about `width` characters."""
+    lines = [l.strip() for l in text.split("\n") if l.strip()]
+    if not lines:
+        return ""
+    scored = [(len(set(tokenize(l)) & qterms), -i) for i, l in enumerate(lines)]
+    best = -max(scored)[1]
+    picked = [lines[best]] + ([lines[best + 1]] if best + 1 < len(lines) else [])
+    snippet = " ".join(picked)
+    if len(snippet) <= width:
+        return snippet
+    spans = match_spans(snippet, qterms)
+    start = max(0, (spans[0][0] if spans else 0) - width // 4)
+    cut = snippet[start:start + width]
+    return ("…" if start else "") + cut + "…"
+
+
+def highlight(text, qterms, colour):
+    """Mark query terms: ANSI bold yellow on a terminal, «…» otherwise."""
+    spans = match_spans(text, qterms)
+    if not spans:
+        return text
+    on, off = ("\033[1;33m", "\033[0m") if colour else ("«", "»")
+    out, last = [], 0
+    for s, e in spans:
+        out.append(text[last:s] + on + text[s:e] + off)
+        last = e
+    return "".join(out) + text[last:]
+
+
+# --------------------------------------------------------------------------
+# Output: the one place that prints results, errors and JSON
+# --------------------------------------------------------------------------
+
+def use_colour(stream=None):
+    stream = stream or sys.stdout
+    return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+def print_json(obj):
+    import json
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def report_error(message, code, as_json=False, prog="search"):
+    """One line on stderr (and a JSON error object on stdout with --json)."""
+    message = " ".join(str(message).split())
+    sys.stderr.write("%s: error: %s\n" % (prog, message))
+    if as_json:
+        print_json({"error": message})
+    return code
+
+
+def hit_json(hit):
+    return {"id": hit.id, "path": hit.path, "start_line": hit.start_line, "end_line": hit.end_line,
+            "heading": hit.heading, "score": hit.score, "snippet": hit.snippet,
+            "scores": {"keyword": hit.keyword, "vector": hit.vector}}
+
+
+def print_hits(hits, query, colour):
+    if not hits:
+        sys.stdout.write("No memories match %r.\n" % query)
+        return
+    qterms = set(tokenize(query))
+    dim, bold, off = ("\033[2m", "\033[1m", "\033[0m") if colour else ("", "", "")
+    for i, hit in enumerate(hits, 1):
+        where = "%s:%d-%d" % (hit.path, hit.start_line, hit.end_line)
+        heading = ("  " + dim + hit.heading + off) if hit.heading else ""
+        sys.stdout.write("%d. %.2f  %s%s%s%s\n" % (i, hit.score, bold, where, off, heading))
+        sys.stdout.write("   %s\n" % highlight(hit.snippet, qterms, colour))
+
+
+# --------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------
+
+SUBCOMMANDS = ("get", "status", "sync", "reindex")
+VALUE_OPTIONS = ("--dir", "--limit", "--min-score", "--since", "--until", "--path", "--mode",
+                 "--from", "--lines", "--backend")
+
+SEARCH_EPILOG = """subcommands:
+  get PATH [--from N] [--lines M]   print lines of a memory file (PATH may be
+                                    'file.md:31-44' or a result id 'file.md#5')
+  status [--json]                   backend, files, chunks, index size, problems
+  sync                              bring the index up to date, without searching
+  reindex [--check]                 back up the index and rebuild it from scratch
+
+examples:
+  search.sh "博客RSS配置"
+  search.sh "configure RSS feed" --limit 3 --json
+  search.sh 京都 机票 --since 2026-02-01 --path "memory/*"
+  search.sh -- status               search for the word "status" itself
+
+environment: MEMORY_DIR (default memory folder), MEMORY_BACKEND (auto|sqlite|json),
+MEMORY_INDEX_DIR (index location), NO_COLOR (no colour)."""
+
+
+class _Parser:
+    """argparse, but errors raise UsageError (one line) instead of exiting."""
+
+    def __new__(cls, prog, description, epilog=None):
+        import argparse
+
+        class Parser(argparse.ArgumentParser):
+            def error(self, message):
+                raise UsageError(message)
+
+        return Parser(prog=prog, description=description, epilog=epilog,
+                      formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def _date(value):
+    import datetime
+    try:
+        datetime.date(*map(int, value.split("-")))
+        if len(value) != 10:
+            raise ValueError
+    except (ValueError, TypeError):
+        import argparse
+        raise argparse.ArgumentTypeError("not a date (YYYY-MM-DD): %r" % value)
+    return value
+
+
+def _positive_int(value):
+    import argparse
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a whole number: %r" % value)
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more: %r" % value)
+    return n
+
+
+def _score(value):
+    import argparse
+    try:
+        x = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number: %r" % value)
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError("must be between 0 and 1: %r" % value)
+    return x
+
+
+def _common(parser, json_help="print JSON"):
+    parser.add_argument("--dir", metavar="DIR",
+                        help="memory folder (default: $MEMORY_DIR, else the suite's own folder)")
+    parser.add_argument("--json", action="store_true", help=json_help)
+    parser.add_argument("--backend", choices=("auto", "sqlite", "json"), help="index backend (default auto)")
+
+
+def build_search_parser():
+    p = _Parser("search.sh", "Search the Markdown memory folder (hybrid BM25 + TF-IDF).",
+                SEARCH_EPILOG)
+    p.add_argument("query", nargs="*", help="words to search for (Chinese, English or mixed)")
+    _common(p, "print one JSON object (the agent contract)")
+    p.add_argument("--limit", type=_positive_int, default=DEFAULT_LIMIT, help="results (default 5)")
+    p.add_argument("--min-score", type=_score, default=0.0, metavar="X", help="drop results scoring below X (0-1)")
+    p.add_argument("--since", type=_date, metavar="YYYY-MM-DD", help="only files dated on or after")
+    p.add_argument("--until", type=_date, metavar="YYYY-MM-DD", help="only files dated on or before")
+    p.add_argument("--dated-only", action="store_true", help="leave out undated files such as MEMORY.md")
+    p.add_argument("--path", metavar="GLOB", help="only paths matching GLOB (or under a folder)")
+    p.add_argument("--mode", choices=("hybrid", "keyword", "vector"), default="hybrid",
+                   help="ranking channel(s) (default hybrid)")
+    return p
+
+
+def build_get_parser():
+    p = _Parser("search.sh get", "Print lines of a memory file.")
+    p.add_argument("path", help="file path, 'file.md:31-44', or a result id 'file.md#5'")
+    _common(p)
+    p.add_argument("--from", dest="start", type=_positive_int, help="first line (1-based)")
+    p.add_argument("--lines", type=_positive_int, help="how many lines (default: to the end, at most 200)")
+    p.add_argument("--plain", action="store_true", help="no line numbers")
+    return p
+
+
+def build_simple_parser(name, description, check=False):
+    p = _Parser("search.sh " + name, description)
+    _common(p)
+    if check:
+        p.add_argument("--check", action="store_true", help="only report what is stale; change nothing")
+    return p
+
+
+def split_subcommand(argv):
+    """(subcommand or None, remaining argv).  The first word that is not an
+    option picks the subcommand; after '--' everything is query text."""
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return None, argv
+        if arg.startswith("-"):
+            i += 2 if (arg in VALUE_OPTIONS and "=" not in arg) else 1
+            continue
+        if arg in SUBCOMMANDS:
+            return arg, argv[:i] + argv[i + 1:]
+        return None, argv
+    return None, argv
+
+
+def open_store(args):
+    return store_mod.MemoryStore(args.dir, backend=args.backend)
+
+
+def sync_quietly(store):
+    """Sync before reading; if the index cannot be written, read it as it is."""
+    try:
+        store.sync()
+        return False
+    except StoreError as exc:
+        sys.stderr.write("search: warning: %s; results may be stale\n" % exc)
+        return True
+
+
+def cmd_search(args):
+    query = " ".join(args.query)
+    if not query.strip():
+        raise UsageError("empty query (try: search.sh \"what to find\")")
+    if args.since and args.until and args.since > args.until:
+        raise UsageError("--since %s is after --until %s" % (args.since, args.until))
+    store = open_store(args)
+    try:
+        stale = sync_quietly(store)
+        filters = Filters(args.since, args.until, args.path, args.dated_only)
+        hits = search(store, query, args.limit, args.mode, args.min_score, filters)
+        if args.json:
+            print_json({"query": query, "backend": store.backend.name, "stale": stale,
+                        "results": [hit_json(h) for h in hits]})
+        else:
+            print_hits(hits, query, use_colour())
+    finally:
+        store.close()
+    return 0
+
+
+def parse_citation(text):
+    """'file.md:31-44' -> (file.md, 31, 44); 'file.md#5' -> (file.md, '#', 5); else (text, None, None)."""
+    import re
+    m = re.match(r"^(.*\.md):(\d+)(?:-(\d+))?$", text, re.I)
+    if m:
+        start = int(m.group(2))
+        return m.group(1), start, int(m.group(3) or start)
+    m = re.match(r"^(.*\.md)#(\d+)$", text, re.I)
+    if m:
+        return m.group(1), "#", int(m.group(2))
+    return text, None, None
+
+
+MAX_GET_LINES = 200
+
+
+def cmd_get(args):
+    path, a, b = parse_citation(args.path)
+    store = open_store(args) if a == "#" else None
+    root = store.root if store else store_mod.resolve_memory_dir(args.dir)
+    try:
+        lines = store_mod.read_memory_lines(root, path)
+        if a == "#":
+            sync_quietly(store)
+            keys = store.chunk_keys(path.replace("\\", "/"), b)
+            if not keys:
+                raise StoreError("no chunk %s#%d (run a search to see current ids)" % (path, b))
+            row = store.fetch(keys)[keys[0]]
+            a, b = row.start_line, row.end_line
+    finally:
+        if store:
+            store.close()
+    start = args.start or a or 1
+    if args.lines:
+        end = start + args.lines - 1
+    elif args.start is None and b is not None:
+        end = b
+    else:
+        end = min(len(lines), start + MAX_GET_LINES - 1)
+    if start > max(len(lines), 1):
+        raise StoreError("%s has %d lines; --from %d is past the end" % (path, len(lines), start))
+    end = min(end, len(lines))
+    chosen = lines[start - 1:end]
+    if args.json:
+        print_json({"path": path, "start_line": start, "end_line": end, "total_lines": len(lines),
+                    "lines": chosen})
+        return 0
+    for n, line in enumerate(chosen, start):
+        sys.stdout.write(line + "\n" if args.plain else "%6d  %s\n" % (n, line))
+    if end < len(lines) and not args.lines and b is None:
+        sys.stderr.write("search: showing lines %d-%d of %d; use --from/--lines for more\n"
+                         % (start, end, len(lines)))
+    return 0
+
+
+def cmd_status(args):
+    store = open_store(args)
+    try:
+        stale = sync_quietly(store)
+        info = store.status()
+        info["stale"] = stale or bool(info["stale_files"])
+    finally:
+        store.close()
+    if args.json:
+        print_json(info)
+        return 0
+    rows = [("memory folder", info["memory_dir"]),
+            ("backend", info["backend"] + (" (fallback: %s)" % info["fallback_reason"]
+                                           if info["fallback_reason"] else "")),
+            ("FTS5 available", "yes" if info["fts5"] else "no"),
+            ("index", info["index_path"]),
+            ("index size", _human_bytes(info["index_bytes"])),
+            ("files", str(info["files"])),
+            ("chunks", str(info["chunks"])),
+            ("last sync", info["last_sync"] or "never"),
+            ("stale files", ", ".join(info["stale_files"]) or "none")]
+    for label, value in rows:
+        sys.stdout.write("%-15s %s\n" % (label + ":", value))
+    problems = info["problem_files"]
+    sys.stdout.write("%-15s %s\n" % ("problem files:", "none" if not problems else ""))
+    for p in problems:
+        sys.stdout.write("  %s (%s)\n" % (p["path"], p["issue"]))
+    return 0
+
+
+def _human_bytes(n):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return ("%d %s" % (n, unit)) if unit == "B" else ("%.1f %s" % (n, unit))
+        n /= 1024.0
+
+
+def cmd_sync(args):
+    store = open_store(args)
+    try:
+        report = store.sync()
+        count = store.chunk_count()
+    finally:
+        store.close()
+    summary = {"added": report.added, "updated": report.updated, "removed": report.removed,
+               "unchanged": len(report.unchanged), "chunks": count,
+               "problems": [{"path": p, "issue": i} for p, i in report.problems]}
+    if args.json:
+        print_json(summary)
+    else:
+        sys.stdout.write("synced: %d added, %d updated, %d removed, %d unchanged; %d chunks\n"
+                         % (len(report.added), len(report.updated), len(report.removed),
+                            len(report.unchanged), count))
+        for p, i in report.problems:
+            sys.stdout.write("  skipped or flagged: %s (%s)\n" % (p, i))
+    return 0
+
+
+def cmd_reindex(args):
+    store = open_store(args)
+    try:
+        if args.check:
+            changed, removed = store.stale()
+            if args.json:
+                print_json({"stale": bool(changed or removed), "changed": changed, "removed": removed})
+            elif changed or removed:
+                for p in changed:
+                    sys.stdout.write("changed or new: %s\n" % p)
+                for p in removed:
+                    sys.stdout.write("removed: %s\n" % p)
+            else:
+                sys.stdout.write("index is up to date\n")
+            return 0
+        report, backup = store.rebuild()
+        count = store.chunk_count()
+    finally:
+        store.close()
+    if args.json:
+        print_json({"files": len(report.added), "chunks": count, "backup": backup,
+                    "problems": [{"path": p, "issue": i} for p, i in report.problems]})
+    else:
+        sys.stdout.write("rebuilt: %d files, %d chunks%s\n" % (
+            len(report.added), count, ("; backup: %s" % backup) if backup else ""))
+    return 0
+
+
+COMMANDS = {
+    None: (build_search_parser, cmd_search),
+    "get": (build_get_parser, cmd_get),
+    "status": (lambda: build_simple_parser("status", "Show the index's state."), cmd_status),
+    "sync": (lambda: build_simple_parser("sync", "Bring the index up to date."), cmd_sync),
+    "reindex": (lambda: build_simple_parser("reindex", "Back up and rebuild the index.", check=True),
+                cmd_reindex),
+}
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in argv
+    try:
+        name, rest = split_subcommand(argv)
+        build, run = COMMANDS[name]
+        args = build().parse_args(rest)
+        return run(args)
+    except UsageError as exc:
+        hint = ""
+        if any(a in SUBCOMMANDS for a in argv) and "--" not in argv:
+            hint = " (to search for a subcommand's name, put -- before the query)"
+        return report_error("%s%s" % (exc, hint), 2, as_json)
+    except StoreError as exc:
+        return report_error(exc, 1, as_json)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # never a traceback for a user; say what broke
+        return report_error("unexpected %s: %s" % (type(exc).__name__, exc), 1, as_json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1276 @@
+"""Where memories are kept: files, chunks, the one tokenizer, and the index.
+
+The Markdown files are the source of truth; everything here can be rebuilt
+from them and nothing here ever writes to them.  Sections, top to bottom:
+
+  analysis   the one tokenizer (index and queries), Porter stemmer, and the
+             vector-channel features derived from its terms
+  sources    the memory folder, which files count, reading them safely
+  chunking   heading-aware, bounded, overlapping chunks with exact line ranges
+  backends   SQLite + FTS5 (default) and JSON (fallback), same interface
+  MemoryStore  picks the backend, syncs incrementally, recovers from damage
+
+It knows nothing about ranking beyond the raw channel scores
+(memory_search.py merges them).
+"""
+import math
+import os
+import re
+import sys
+import time
+import unicodedata
+from collections import Counter, namedtuple
+
+# --------------------------------------------------------------------------
+# Analysis: the one tokenizer used for indexing and for queries.
+# --------------------------------------------------------------------------
+
+# Han ideographs (incl. extension A, compatibility, and the supplementary
+# planes), kana and hangul are "CJK": written without spaces, so they are cut
+# into overlapping character bigrams instead of words.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f"
+_WORD = r"[^\W_" + _CJK + r"]"
+_TOKEN_RE = re.compile(
+    r"(?P<cjk>[" + _CJK + r"]+)"
+    r"|(?P<word>" + _WORD + r"+(?:[-_.:/@+]" + _WORD + r"+)*)"
+)
+
+# Common English words that carry no meaning for search; dropping them keeps
+# postings short and lets BM25 weigh the words that matter.
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are aren't as at be because
+been before being below between both but by can could couldn't did didn't do does
+doesn't doing don't down during each few for from further had hadn't has hasn't have
+haven't having he he'd he'll he's her here here's hers herself him himself his how
+how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most
+mustn't my myself no nor not of off on once only or other ought our ours ourselves
+out over own same shan't she she'd she'll she's should shouldn't so some such than
+that that's the their theirs them themselves then there there's these they they'd
+they'll they're they've this those through to too under until up very was wasn't we
+we'd we'll we're we've were weren't what what's when when's where where's which while
+who who's whom why why's with won't would wouldn't you you'd you'll you're you've your
+yours yourself yourselves s t d ll m re ve just also
+""".split())
+
+
+def tokenize(text):
+    """Split text into index terms, the same way for documents and queries.
+
+    - Latin words are case-folded, stop words dropped, the rest Porter-stemmed
+      (so "configure" and "configuration" meet).
+    - Codes joined by - _ . : / @ + (KX-4471, 2026-03-15, config.toml) are kept
+      whole, and their parts are added too, so "4471" still finds "KX-4471".
+    - CJK runs become character bigrams plus unigrams; a one-character run is
+      its own token (十三香 -> 十三 三香 十 三 香).
+    """
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    text = text.lower()
+    out = []
+    for m in _TOKEN_RE.finditer(text):
+        run = m.group("cjk")
+        if run is not None:
+            out.extend(_cjk_terms(run))
+        else:
+            _add_word_terms(m.group("word"), out)
+    return out
+
+
+def _cjk_terms(run):
+    if len(run) == 1:
+        return [run]
+    bigrams = [run[i:i + 2] for i in range(len(run) - 1)]
+    return bigrams + list(run)
+
+
+def _add_word_terms(word, out):
+    if word.isalnum():
+        if word not in STOPWORDS:
+            out.append(stem(word))
+        return
+    out.append(word)  # the whole code, unstemmed
+    for part in re.split(r"[-_.:/@+]", word):
+        if len(part) > 1 and part not in STOPWORDS:
+            out.append(stem(part))
+
+
+# --- Porter stemmer (M.F. Porter, 1980), for lower-case ASCII words ---------
+
+def stem(word):
+    """Reduce an English word to its Porter stem; other words pass unchanged."""
+    if len(word) <= 2 or not word.isascii() or not word.isalpha():
+        return word
+    w = _step1ab(word)
+    w = _step1c(w)
+    w = _replace_suffix(w, _STEP2, 0)
+    w = _replace_suffix(w, _STEP3, 0)
+    w = _step4(w)
+    return _step5(w)
+
+
+def _is_consonant(w, i):
+    c = w[i]
+    if c in "aeiou":
+        return False
+    if c == "y":
+        return i == 0 or not _is_consonant(w, i - 1)
+    return True
+
+
+def _measure(s):
+    """m in Porter's [C](VC)^m[V]: how many vowel-consonant runs s has."""
+    m, i, n = 0, 0, len(s)
+    while i < n and _is_consonant(s, i):
+        i += 1
+    while i < n:
+        while i < n and not _is_consonant(s, i):
+            i += 1
+        if i >= n:
+            break
+        while i < n and _is_consonant(s, i):
+            i += 1
+        m += 1
+    return m
+
+
+def _has_vowel(s):
+    return any(not _is_consonant(s, i) for i in range(len(s)))
+
+
+def _ends_double_consonant(s):
+    return len(s) >= 2 and s[-1] == s[-2] and _is_consonant(s, len(s) - 1)
+
+
+def _ends_cvc(s):
+    return (len(s) >= 3 and _is_consonant(s, len(s) - 3)
+            and not _is_consonant(s, len(s) - 2)
+            and _is_consonant(s, len(s) - 1) and s[-1] not in "wxy")
+
+
+def _step1ab(w):
+    if w.endswith("sses") or w.endswith("ies"):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    if w.endswith("eed"):
+        if _measure(w[:-3]) > 0:
+            w = w[:-1]
+        return w
+    for suffix in ("ed", "ing"):
+        if w.endswith(suffix) and _has_vowel(w[:-len(suffix)]):
+            w = w[:-len(suffix)]
+            if w.endswith(("at", "bl", "iz")):
+                return w + "e"
+            if _ends_double_consonant(w) and w[-1] not in "lsz":
+                return w[:-1]
+            if _measure(w) == 1 and _ends_cvc(w):
+                return w + "e"
+            return w
+    return w
+
+
+def _step1c(w):
+    if w.endswith("y") and _has_vowel(w[:-1]):
+        return w[:-1] + "i"
+    return w
+
+
+_STEP2 = (("ational", "ate"), ("tional", "tion"), ("enci", "ence"), ("anci", "ance"),
+          ("izer", "ize"), ("bli", "ble"), ("alli", "al"), ("entli", "ent"), ("eli", "e"),
+          ("ousli", "ous"), ("ization", "ize"), ("ation", "ate"), ("ator", "ate"),
+          ("alism", "al"), ("iveness", "ive"), ("fulness", "ful"), ("ousness", "ous"),
+          ("aliti", "al"), ("iviti", "ive"), ("biliti", "ble"), ("logi", "log"))
+_STEP3 = (("icate", "ic"), ("ative", ""), ("alize", "al"), ("iciti", "ic"),
+          ("ical", "ic"), ("ful", ""), ("ness", ""))
+_STEP4 = ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment",
+          "ent", "ion", "ou", "ism", "ate", "iti", "ous", "ive", "ize")
+_STEP2 = tuple(sorted(_STEP2, key=lambda p: -len(p[0])))
+_STEP3 = tuple(sorted(_STEP3, key=lambda p: -len(p[0])))
+_STEP4 = tuple(sorted(_STEP4, key=len, reverse=True))
+
+
+def _replace_suffix(w, rules, min_measure):
+    for suffix, replacement in rules:
+        if w.endswith(suffix):
+            base = w[:-len(suffix)]
+            return base + replacement if _measure(base) > min_measure else w
+    return w
+
+
+def _step4(w):
+    for suffix in _STEP4:
+        if w.endswith(suffix):
+            base = w[:-len(suffix)]
+            if _measure(base) > 1 and (suffix != "ion" or base.endswith(("s", "t"))):
+                return base
+            return w
+    return w
+
+
+def _step5(w):
+    if w.endswith("e"):
+        base = w[:-1]
+        m = _measure(base)
+        if m > 1 or (m == 1 and not _ends_cvc(base)):
+            w = base
+    if w.endswith("ll") and _measure(w) > 1:
+        w = w[:-1]
+    return w
+
+
+# --- vector-channel features --------------------------------------------
+# The TF-IDF channel sees each term plus, for Latin words, character
+# trigrams ("#con", "#onf", ...) at a lower weight, so it also matches
+# typos, compounds and word forms the stemmer misses ("roadtrip" vs "road
+# trip", "fesetival" vs "festival").  BM25 sees whole terms only; that
+# difference is what makes the hybrid worth having.
+
+GRAM_WEIGHT = 0.3
+
+
+def term_grams(term):
+    """Character trigrams of a Latin word term (with ^/$ boundary marks)."""
+    if len(term) < 4 or not term.isascii() or not term.isalpha():
+        return ()
+    padded = "^" + term + "$"
+    return tuple("#" + padded[i:i + 3] for i in range(len(padded) - 2))
+
+
+def feature_weight(feature):
+    return GRAM_WEIGHT if feature[0] == "#" else 1.0
+
+
+_GRAM_CACHE = {}
+
+
+def cached_grams(term):
+    grams = _GRAM_CACHE.get(term)
+    if grams is None:
+        if len(_GRAM_CACHE) > 200000:
+            _GRAM_CACHE.clear()
+        grams = _GRAM_CACHE[term] = term_grams(term)
+    return grams
+
+
+def vector_counts(terms):
+    """Term and trigram counts of a list of terms (the channel's raw vector)."""
+    counts = Counter(terms)
+    for term, n in list(counts.items()):
+        for gram in cached_grams(term):
+            counts[gram] += n
+    return counts
+
+
+def vector_norm(counts):
+    """Euclidean norm of a log-tf weighted vector (SMART 'lnc') from vector_counts."""
+    total = 0.0
+    for feature, n in counts.items():
+        w = (1.0 + math.log(n)) * (GRAM_WEIGHT if feature[0] == "#" else 1.0)
+        total += w * w
+    return math.sqrt(total) or 1.0
+
+
+# --------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------
+
+class StoreError(Exception):
+    """A problem a user can act on; the message is one line, no traceback."""
+
+
+# --------------------------------------------------------------------------
+# Sources: the memory folder and the files in it.
+# --------------------------------------------------------------------------
+
+SUITE_DIR = os.path.dirname(os.path.abspath(__file__))
+INDEX_DIRNAME = ".memory"
+# The suite's own files, skipped when the scripts sit inside the memory folder.
+SUITE_SKIP = frozenset(["README.md", "SKILL.md", "CHANGELOG.md", "LICENSE.md",
+                        "tests", "examples", "bench", "docs"])
+DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.S | re.I)
+
+SourceFile = namedtuple("SourceFile", "path abspath size mtime_ns")
+SourceFile.__doc__ = "A Markdown file found in the memory folder (path is relative, '/'-separated)."
+
+
+def resolve_memory_dir(arg=None):
+    """The memory folder: --dir, else $MEMORY_DIR, else the suite's folder."""
+    raw = arg or os.environ.get("MEMORY_DIR") or SUITE_DIR
+    path = os.path.abspath(os.path.expanduser(raw))
+    if not os.path.isdir(path):
+        raise StoreError("memory folder not found: %s" % raw)
+    return os.path.realpath(path)
+
+
+def file_date(path):
+    """The YYYY-MM-DD in a file's name (else its folders), or None."""
+    name = path.rsplit("/", 1)[-1]
+    for candidate in (name, path):
+        for m in DATE_RE.finditer(candidate):
+            y, mo, d = (int(g) for g in m.groups())
+            if 1 <= mo <= 12 and 1 <= d <= 31:
+                return m.group(0)
+    return None
+
+
+def split_lines(text):
+    """Lines as an editor numbers them: \\n, \\r\\n and lone \\r all end a line."""
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "" and len(lines) > 1:
+        lines.pop()  # the newline at the end of the last line
+    return lines
+
+
+def mask_private(text):
+    """Blank out <private>...</private> blocks, keeping their line breaks."""
+    if "<private" not in text.lower():
+        return text
+    return _PRIVATE.sub(lambda m: "[private]" + "\n" * m.group(0).count("\n"), text)
+
+
+def read_source(abspath):
+    """Read a Markdown file: (text, issue).
+
+    issue is None, 'invalid-utf8' (read with replacement characters),
+    'binary' or 'unreadable' (text is None for those two).
+    """
+    try:
+        with open(abspath, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None, "unreadable"
+    if b"\0" in data[:8192]:
+        return None, "binary"
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace"), "invalid-utf8"
+
+
+def content_hash(data):
+    import hashlib  # lazy: costs milliseconds at start-up, needed only on change
+    return hashlib.sha1(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def discover(root, index_dir=None):
+    """Every memory file under root: (files, problems).
+
+    Skips hidden files and folders, the index folder, the suite's own files
+    when the suite lives inside root, and symlinks that leave root.
+    """
+    files, problems = [], []
+    index_dir = os.path.realpath(index_dir) if index_dir else None
+    suite_inside = os.path.dirname(SUITE_DIR if SUITE_DIR != root else SUITE_DIR + "/x") == root \
+        or SUITE_DIR == root
+    root_prefix = root.rstrip(os.sep) + os.sep
+
+    def on_error(err):
+        problems.append((_relative(root, err.filename or root), "unreadable"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
+        at_suite = suite_inside and dirpath == SUITE_DIR
+        keep = []
+        for d in sorted(dirnames):
+            full = os.path.join(dirpath, d)
+            if d.startswith(".") or (at_suite and d in SUITE_SKIP) or os.path.islink(full):
+                continue
+            if index_dir and os.path.realpath(full) == index_dir:
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            if name.startswith(".") or not name.lower().endswith(".md"):
+                continue
+            if at_suite and name in SUITE_SKIP:
+                continue
+            full = os.path.join(dirpath, name)
+            rel = _relative(root, full)
+            try:
+                if os.path.islink(full):
+                    target = os.path.realpath(full)
+                    if not target.startswith(root_prefix):
+                        problems.append((rel, "symlink-outside"))
+                        continue
+                st = os.stat(full)
+            except OSError:
+                problems.append((rel, "unreadable"))
+                continue
+            if not os.path.isfile(full):
+                continue
+            files.append(SourceFile(rel, full, st.st_size, st.st_mtime_ns))
+    return files, problems
+
+
+def read_memory_lines(root, rel):
+    """All lines of a memory file named by a path inside root (private blocks masked)."""
+    full = safe_join(root, rel)
+    if not os.path.isfile(full):
+        raise StoreError("no such file in the memory folder: %s" % rel)
+    text, issue = read_source(full)
+    if text is None:
+        raise StoreError("cannot read %s (%s)" % (rel, issue))
+    return split_lines(mask_private(text))
+
+
+def _relative(root, path):
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+def safe_join(root, rel):
+    """Resolve a user-given path inside root, or raise StoreError.
+
+    Refuses absolute paths, '..' and symlinks that lead outside the folder.
+    """
+    if not rel or "\0" in rel:
+        raise StoreError("empty or invalid path")
+    norm = rel.replace("\\", "/")
+    if norm.startswith("/") or re.match(r"^[A-Za-z]:", norm) or ".." in norm.split("/"):
+        raise StoreError("path is outside the memory folder: %s" % rel)
+    full = os.path.realpath(os.path.join(root, *norm.split("/")))
+    if full != root and not full.startswith(root.rstrip(os.sep) + os.sep):
+        raise StoreError("path is outside the memory folder: %s" % rel)
+    return full
+
+
+# --------------------------------------------------------------------------
+# Chunking
+# --------------------------------------------------------------------------
+
+CHUNK_MAX_LINES = 8
+CHUNK_OVERLAP = 2
+CHUNK_MAX_CHARS = 1200
+
+Chunk = namedtuple("Chunk", "path ordinal start_line end_line heading text")
+Chunk.__doc__ = ("A bounded piece of one file. Lines are 1-based and inclusive; "
+                 "heading is the trail of enclosing headings joined by ' > '.")
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+
+
+def chunk_id(path, ordinal):
+    return "%s#%d" % (path, ordinal)
+
+
+def chunk_markdown(path, text, max_lines=CHUNK_MAX_LINES, overlap=CHUNK_OVERLAP,
+                   max_chars=CHUNK_MAX_CHARS):
+    """Cut one file's text into chunks.
+
+    A heading starts a new chunk (a heading with nothing under it stays with
+    the section that follows); a long section becomes windows of at most
+    max_lines lines / max_chars characters that overlap by `overlap` lines;
+    a single line longer than max_chars is cut into pieces that share its
+    line number.  Blank lines never start or end a chunk.
+    """
+    lines = split_lines(mask_private(text))
+    chunks = []
+    for start, end, trail in _sections(lines):
+        for s, e, piece in _windows(lines, start, end, max_lines, overlap, max_chars):
+            chunks.append(Chunk(path, len(chunks), s + 1, e, " > ".join(trail), piece))
+    return chunks
+
+
+def _sections(lines):
+    """(start, end, heading trail) of each section; end is exclusive.
+
+    Headings inside fenced code blocks do not count.  A heading with no
+    content under it joins the section that follows, so "# 2026-02-20"
+    followed by "## 博客RSS配置" is one section headed "2026-02-20 > 博客RSS配置".
+    """
+    sections, trail, start_trail = [], [], []
+    start, has_content, fence = 0, False, None
+    for i, line in enumerate(lines):
+        marker = _FENCE.match(line)
+        if marker:
+            fence = None if fence == marker.group(1) else (fence or marker.group(1))
+            has_content = True
+            continue
+        heading = None if fence else _HEADING.match(line)
+        if heading:
+            if has_content:
+                sections.append((start, i, start_trail))
+                start, has_content = i, False
+            level = len(heading.group(1))
+            trail = [t for t in trail if t[0] < level] + [(level, (heading.group(2) or "").strip())]
+            start_trail = [title for _, title in trail if title]
+        elif line.strip():
+            has_content = True
+    sections.append((start, len(lines), start_trail))
+    return sections
+
+
+def _windows(lines, start, end, max_lines, overlap, max_chars):
+    """Bounded, overlapping windows of lines[start:end]: (s, e_exclusive, text)."""
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    i = start
+    while i < end:
+        if len(lines[i]) > max_chars:  # one huge line: cut it, same line number
+            line = lines[i]
+            for k in range(0, len(line), max_chars):
+                yield i, i + 1, line[k:k + max_chars]
+            i = _next_content(lines, i + 1, end)
+            continue
+        j, size = i, 0
+        while j < end and j - i < max_lines and len(lines[j]) <= max_chars \
+                and (j == i or size + len(lines[j]) <= max_chars):
+            size += len(lines[j]) + 1
+            j += 1
+        e = j
+        while e > i + 1 and not lines[e - 1].strip():
+            e -= 1
+        yield i, e, "\n".join(lines[i:e])
+        if j >= end:
+            break
+        if len(lines[j]) > max_chars:
+            i = j
+        else:  # overlap, but never more than half the window
+            i = _next_content(lines, max(i + 1, j - min(overlap, (j - i) // 2)), end)
+
+
+def _next_content(lines, i, end):
+    while i < end and not lines[i].strip():
+        i += 1
+    return i
+
+
+# --------------------------------------------------------------------------
+# Index records shared by both backends
+# --------------------------------------------------------------------------
+
+SCHEMA_VERSION = 1
+FTS_TOKENCHARS = "-_.:/@+"  # connectors the tokenizer keeps inside codes
+HEADING_WEIGHT = 1.0        # BM25 weight of the heading column (body is 1.0)
+BUSY_TIMEOUT_MS = 10000
+
+ChunkRow = namedtuple("ChunkRow", "key path ordinal start_line end_line heading date text terms norm")
+ChunkRow.__doc__ = "A stored chunk: key is the backend's row key, terms its analysed terms."
+
+SyncReport = namedtuple("SyncReport", "added updated removed unchanged problems")
+SyncReport.__doc__ = "What a sync did: lists of paths, and (path, issue) pairs."
+
+Filters = namedtuple("Filters", "since until path_glob dated_only")
+Filters.__new__.__defaults__ = (None, None, None, False)
+
+
+def analyse_chunk(chunk):
+    """(body terms, heading terms, vector norm, distinct features) of a chunk.
+
+    The distinct features (terms and trigrams) are what document
+    frequencies count."""
+    body = tokenize(chunk.text)
+    head = tokenize(chunk.heading) if chunk.heading else []
+    counts = vector_counts(body + head)
+    return body, head, vector_norm(counts), set(counts)
+
+
+def stored_features(body, head):
+    """The distinct features of a stored chunk (its terms are space-joined)."""
+    features = set(body.split()) | set(head.split())
+    for term in list(features):
+        features.update(cached_grams(term))
+    return features
+
+
+def glob_matches(pattern, path):
+    """--path semantics: a glob (* ? [..]); without wildcards, a file or folder prefix."""
+    if not any(c in pattern for c in "*?["):
+        p = pattern.strip("/")
+        return path == p or path.startswith(p + "/")
+    import fnmatch
+    return fnmatch.fnmatchcase(path, pattern)
+
+
+def passes(filters, date, path):
+    if filters is None:
+        return True
+    if date is None:
+        if filters.dated_only:
+            return False
+    else:
+        if filters.since and date < filters.since:
+            return False
+        if filters.until and date > filters.until:
+            return False
+    return not filters.path_glob or glob_matches(filters.path_glob, path)
+
+
+def plan_sync(known, found):
+    """Compare stored files {path: (size, mtime_ns, hash)} with found SourceFiles.
+
+    Returns (changed, removed, unchanged): changed are SourceFiles whose size
+    or mtime differ (the caller hashes them), removed are stored paths gone.
+    """
+    changed, unchanged = [], []
+    seen = set()
+    for f in found:
+        seen.add(f.path)
+        old = known.get(f.path)
+        if old and old[0] == f.size and old[1] == f.mtime_ns:
+            unchanged.append(f.path)
+        else:
+            changed.append(f)
+    removed = [p for p in known if p not in seen]
+    return changed, removed, unchanged
+
+
+def load_source(f):
+    """Read and chunk a SourceFile: (hash, issue, chunks)."""
+    text, issue = read_source(f.abspath)
+    if text is None:
+        return None, issue, []
+    return content_hash(text), issue, chunk_markdown(f.path, text)
+
+
+# --------------------------------------------------------------------------
+# SQLite backend: chunks + an FTS5 index over the analysed terms.
+# --------------------------------------------------------------------------
+
+_SQLITE_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
+CREATE TABLE files(path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER,
+                   hash TEXT, issue TEXT) WITHOUT ROWID;
+CREATE TABLE chunks(id INTEGER PRIMARY KEY, path TEXT NOT NULL, ordinal INTEGER NOT NULL,
+                    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+                    heading TEXT, date TEXT, text TEXT, body TEXT, head TEXT, norm REAL);
+CREATE UNIQUE INDEX chunks_by_path ON chunks(path, ordinal);
+CREATE VIRTUAL TABLE fts USING fts5(body, head, content='chunks', content_rowid='id',
+    tokenize="unicode61 remove_diacritics 0 tokenchars '{tokenchars}'");
+INSERT INTO fts(fts, rank) VALUES('rank', 'bm25(1.0, {heading_weight})');
+CREATE TABLE terms(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+""".format(tokenchars=FTS_TOKENCHARS, heading_weight=HEADING_WEIGHT)
+
+
+def sqlite_unavailable_reason():
+    """None when sqlite3 with FTS5 works here, else why not."""
+    try:
+        import sqlite3
+    except ImportError:
+        return "the sqlite3 module is not available"
+    try:
+        conn = sqlite3.connect(":memory:")
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+        conn.close()
+    except Exception:
+        return "this SQLite (%s) has no FTS5" % sqlite3.sqlite_version
+    return None
+
+
+class SqliteBackend:
+    """The default index: one SQLite file, WAL mode, one transaction per sync."""
+
+    name = "sqlite-fts5"
+    filename = "index.sqlite3"
+
+    def __init__(self, index_dir):
+        import sqlite3
+        self.sqlite3 = sqlite3
+        self.path = os.path.join(index_dir, self.filename) if index_dir else ":memory:"
+        self.conn = None
+
+    # --- lifecycle ---------------------------------------------------------
+    def open(self):
+        conn = self.sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000.0,
+                                    isolation_level=None, check_same_thread=False)
+        self.conn = conn
+        conn.execute("PRAGMA busy_timeout=%d" % BUSY_TIMEOUT_MS)
+        if self._schema_version() != SCHEMA_VERSION:
+            self._create_schema()
+        conn.execute("PRAGMA synchronous=NORMAL")
+
+    def close(self):
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+    def is_damage(self, exc):
+        """Whether an exception means the file is damaged (not merely busy)."""
+        if not isinstance(exc, self.sqlite3.DatabaseError):
+            return False
+        msg = str(exc).lower()
+        if isinstance(exc, self.sqlite3.OperationalError):
+            return "no such" in msg or "malformed" in msg
+        return True
+
+    def files_on_disk(self):
+        return [self.path + s for s in ("", "-wal", "-shm")] if self.path != ":memory:" else []
+
+    def _schema_version(self):
+        try:
+            row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except self.sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return None
+            raise
+        return int(row[0]) if row else None
+
+    def _create_schema(self):
+        conn = self.conn
+        if self.path != ":memory:":
+            conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if self._schema_version() == SCHEMA_VERSION:  # another process won the race
+                conn.execute("COMMIT")
+                return
+            _drop_everything(conn)
+            for statement in _SQLITE_SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.executemany("INSERT INTO meta VALUES(?, ?)", [
+                ("schema_version", str(SCHEMA_VERSION)), ("chunk_count", "0"),
+                ("created", _now()), ("last_sync", "")])
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    # --- reads -------------------------------------------------------------
+    def known_files(self):
+        return {p: (s, m, h) for p, s, m, h in
+                self.conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
+
+    def chunk_count(self):
+        return int(self._meta("chunk_count") or 0)
+
+    def _meta(self, key):
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def doc_freqs(self, terms):
+        if not terms:
+            return {}
+        marks = ",".join("?" * len(terms))
+        return dict(self.conn.execute(
+            "SELECT term, df FROM terms WHERE term IN (%s)" % marks, list(terms)))
+
+    def keyword(self, terms, limit, filters=None):
+        """BM25 over the FTS5 index: [(key, score)], score positive, best first."""
+        if not terms:
+            return []
+        match = " OR ".join('"%s"' % t.replace('"', '""') for t in terms)
+        where, args = _sql_filters(filters, self.conn)
+        sql = ("SELECT fts.rowid, -fts.rank FROM fts JOIN chunks c ON c.id = fts.rowid "
+               "WHERE fts MATCH ?%s ORDER BY fts.rank LIMIT ?" % where)
+        return self.conn.execute(sql, [match] + args + [limit]).fetchall()
+
+    def fetch(self, keys):
+        """{key: ChunkRow} for the given keys."""
+        out = {}
+        keys = list(keys)
+        for i in range(0, len(keys), 500):
+            part = keys[i:i + 500]
+            rows = self.conn.execute(
+                "SELECT id, path, ordinal, start_line, end_line, heading, date, text, "
+                "body || ' ' || head, norm FROM chunks WHERE id IN (%s)" % ",".join("?" * len(part)),
+                part)
+            for r in rows:
+                out[r[0]] = ChunkRow(*r)
+        return out
+
+    def chunk_keys(self, path, ordinal=None):
+        if ordinal is None:
+            rows = self.conn.execute("SELECT id FROM chunks WHERE path=? ORDER BY ordinal", (path,))
+        else:
+            rows = self.conn.execute("SELECT id FROM chunks WHERE path=? AND ordinal=?", (path, ordinal))
+        return [r[0] for r in rows]
+
+    def all_keys(self):
+        return [r[0] for r in self.conn.execute("SELECT id FROM chunks ORDER BY path, ordinal")]
+
+    def file_issues(self):
+        return list(self.conn.execute(
+            "SELECT path, issue FROM files WHERE issue IS NOT NULL ORDER BY path"))
+
+    def stats(self):
+        n_files = self.conn.execute("SELECT count(*) FROM files").fetchone()[0]
+        size = sum(os.path.getsize(p) for p in self.files_on_disk() if os.path.exists(p))
+        return {"files": n_files, "chunks": self.chunk_count(), "index_bytes": size,
+                "last_sync": self._meta("last_sync") or None,
+                "schema_version": SCHEMA_VERSION}
+
+    # --- writes ------------------------------------------------------------
+    def apply(self, updates, removed, touched, rebuild=False):
+        """One transaction: replace the chunks of updated files, drop removed ones.
+
+        updates: [(SourceFile, hash, issue, [(Chunk, date, body, head, norm)])]
+        touched: [(SourceFile, hash)] whose content is unchanged (new mtime only).
+        """
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if rebuild:
+                conn.execute("INSERT INTO fts(fts) VALUES('delete-all')")
+                conn.execute("DELETE FROM chunks")
+                conn.execute("DELETE FROM files")
+                conn.execute("DELETE FROM terms")
+            delta = Counter()
+            for path in removed + [u[0].path for u in updates]:
+                self._delete_file(path, delta)
+            next_id = (conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0) + 1
+            chunk_rows, fts_rows = [], []
+            for f, digest, issue, analysed in updates:
+                conn.execute("INSERT INTO files VALUES(?, ?, ?, ?, ?)",
+                             (f.path, f.size, f.mtime_ns, digest, issue))
+                for chunk, date, body, head, norm, features in analysed:
+                    b, h = " ".join(body), " ".join(head)
+                    chunk_rows.append((next_id, chunk.path, chunk.ordinal, chunk.start_line,
+                                       chunk.end_line, chunk.heading, date, chunk.text, b, h, norm))
+                    fts_rows.append((next_id, b, h))
+                    delta.update(features)
+                    next_id += 1
+            conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?,?)", chunk_rows)
+            conn.executemany("INSERT INTO fts(rowid, body, head) VALUES(?, ?, ?)", fts_rows)
+            conn.executemany("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
+                             [(f.size, f.mtime_ns, f.path) for f, _ in touched])
+            self._apply_df(delta)
+            count = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            conn.executemany("UPDATE meta SET value=? WHERE key=?",
+                             [(str(count), "chunk_count"), (_now(), "last_sync")])
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def _delete_file(self, path, delta):
+        conn = self.conn
+        old = conn.execute("SELECT id, body, head FROM chunks WHERE path=?", (path,)).fetchall()
+        for key, body, head in old:
+            conn.execute("INSERT INTO fts(fts, rowid, body, head) VALUES('delete', ?, ?, ?)",
+                         (key, body, head))
+            delta.subtract(stored_features(body, head))
+        conn.execute("DELETE FROM chunks WHERE path=?", (path,))
+        conn.execute("DELETE FROM files WHERE path=?", (path,))
+
+    def _apply_df(self, delta):
+        changes = [(n, t) for t, n in delta.items() if n]
+        self.conn.executemany("INSERT OR IGNORE INTO terms VALUES(?, 0)", [(t,) for _, t in changes])
+        self.conn.executemany("UPDATE terms SET df = df + ? WHERE term = ?", changes)
+        self.conn.execute("DELETE FROM terms WHERE df <= 0")
+
+    def backup_to(self, dest):
+        target = self.sqlite3.connect(dest)
+        try:
+            self.conn.backup(target)
+        finally:
+            target.close()
+
+
+def _drop_everything(conn):
+    """Drop every table of an older schema (virtual tables first: they own shadows)."""
+    listing = "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+    for name, in conn.execute(listing + " AND sql LIKE 'CREATE VIRTUAL%'").fetchall():
+        conn.execute('DROP TABLE IF EXISTS "%s"' % name.replace('"', '""'))
+    for name, in conn.execute(listing).fetchall():
+        conn.execute('DROP TABLE IF EXISTS "%s"' % name.replace('"', '""'))
+
+
+def _sql_filters(filters, conn):
+    if filters is None:
+        return "", []
+    where, args = [], []
+    if filters.dated_only:
+        where.append("c.date IS NOT NULL")
+    if filters.since:
+        where.append("(c.date IS NULL OR c.date >= ?)")
+        args.append(filters.since)
+    if filters.until:
+        where.append("(c.date IS NULL OR c.date <= ?)")
+        args.append(filters.until)
+    if filters.path_glob:
+        conn.create_function("path_ok", 1, lambda p: glob_matches(filters.path_glob, p))
+        where.append("path_ok(c.path)")
+    return "".join(" AND " + w for w in where), args
+
+
+def _now():
+    return time.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+# --------------------------------------------------------------------------
+# JSON backend: the same information in one JSON file, for Pythons without
+# sqlite3 or FTS5 (or MEMORY_BACKEND=json).  BM25 is computed here with
+# FTS5's exact formula so both backends rank alike.  It loads the whole
+# index per process, so it suits small folders; SQLite is the default.
+# --------------------------------------------------------------------------
+
+BM25_K1, BM25_B = 1.2, 0.75  # FTS5's built-in constants
+
+
+class JsonBackend:
+    name = "json"
+    filename = "index.json"
+
+    def __init__(self, index_dir):
+        self.path = os.path.join(index_dir, self.filename) if index_dir else None
+        self.data = None
+        self._postings = None
+
+    def open(self):
+        data = None
+        if self.path and os.path.exists(self.path):
+            import json
+            with open(self.path, encoding="utf-8") as f:
+                data = json.load(f)
+            if not isinstance(data, dict) or not isinstance(data.get("chunks"), list) \
+                    or not isinstance(data.get("files"), dict):
+                raise ValueError("not a memory index")
+        if not data or data.get("schema_version") != SCHEMA_VERSION:
+            data = {"schema_version": SCHEMA_VERSION, "created": _now(), "last_sync": None,
+                    "files": {}, "chunks": []}
+        self.data = data
+        self._postings = None
+
+    def close(self):
+        self.data = None
+
+    def is_damage(self, exc):
+        return isinstance(exc, (ValueError, KeyError, TypeError, IndexError, AttributeError))
+
+    def files_on_disk(self):
+        return [self.path] if self.path else []
+
+    # --- reads -------------------------------------------------------------
+    def known_files(self):
+        return {p: (v[0], v[1], v[2]) for p, v in self.data["files"].items()}
+
+    def chunk_count(self):
+        return len(self.data["chunks"])
+
+    def _row(self, key):
+        path, ordinal, start, end, heading, date, text, body, head, norm = self.data["chunks"][key]
+        return ChunkRow(key, path, ordinal, start, end, heading, date, text, body + " " + head, norm)
+
+    def _index(self):
+        """Postings {term: [(key, body_tf, head_tf)]}, doc lengths, average length,
+        and document frequencies of every feature (terms and trigrams)."""
+        if self._postings is None:
+            postings, lengths, dfs = {}, [], Counter()
+            for key, c in enumerate(self.data["chunks"]):
+                body, head = c[7].split(), c[8].split()
+                lengths.append(len(body) + len(head))
+                bc, hc = Counter(body), Counter(head)
+                for term in set(bc) | set(hc):
+                    postings.setdefault(term, []).append((key, bc.get(term, 0), hc.get(term, 0)))
+                dfs.update(stored_features(c[7], c[8]))
+            avg = (sum(lengths) / len(lengths)) if lengths else 1.0
+            self._postings = (postings, lengths, avg or 1.0, dfs)
+        return self._postings
+
+    def doc_freqs(self, terms):
+        dfs = self._index()[3]
+        return {t: dfs[t] for t in terms if dfs.get(t)}
+
+    def keyword(self, terms, limit, filters=None):
+        postings, lengths, avg, _ = self._index()
+        n = len(lengths)
+        scores = {}
+        for term in set(terms):
+            hits = postings.get(term)
+            if not hits:
+                continue
+            idf = math.log((n - len(hits) + 0.5) / (len(hits) + 0.5))
+            idf = idf if idf > 0 else 1e-6
+            for key, body_tf, head_tf in hits:
+                tf = body_tf + HEADING_WEIGHT * head_tf
+                denom = tf + BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / avg)
+                scores[key] = scores.get(key, 0.0) + idf * tf * (BM25_K1 + 1) / denom
+        chunks = self.data["chunks"]
+        ranked = sorted((k for k in scores if passes(filters, chunks[k][5], chunks[k][0])),
+                        key=lambda k: (-scores[k], k))
+        return [(k, scores[k]) for k in ranked[:limit]]
+
+    def fetch(self, keys):
+        return {k: self._row(k) for k in keys if 0 <= k < len(self.data["chunks"])}
+
+    def chunk_keys(self, path, ordinal=None):
+        return [k for k, c in enumerate(self.data["chunks"])
+                if c[0] == path and (ordinal is None or c[1] == ordinal)]
+
+    def all_keys(self):
+        chunks = self.data["chunks"]
+        return sorted(range(len(chunks)), key=lambda k: (chunks[k][0], chunks[k][1]))
+
+    def file_issues(self):
+        return sorted((p, v[3]) for p, v in self.data["files"].items() if v[3])
+
+    def stats(self):
+        size = os.path.getsize(self.path) if self.path and os.path.exists(self.path) else 0
+        return {"files": len(self.data["files"]), "chunks": self.chunk_count(),
+                "index_bytes": size, "last_sync": self.data.get("last_sync"),
+                "schema_version": SCHEMA_VERSION}
+
+    # --- writes ------------------------------------------------------------
+    def apply(self, updates, removed, touched, rebuild=False):
+        with _FileLock(self.path):
+            if not rebuild:
+                self.open()  # re-read under the lock: another writer may have gone first
+            data = self.data
+            if rebuild:
+                data["files"], data["chunks"] = {}, []
+            gone = set(removed) | {u[0].path for u in updates}
+            data["chunks"] = [c for c in data["chunks"] if c[0] not in gone]
+            for path in gone:
+                data["files"].pop(path, None)
+            for f, digest, issue, analysed in updates:
+                data["files"][f.path] = [f.size, f.mtime_ns, digest, issue]
+                for chunk, date, body, head, norm, _ in analysed:
+                    data["chunks"].append([chunk.path, chunk.ordinal, chunk.start_line,
+                                           chunk.end_line, chunk.heading, date, chunk.text,
+                                           " ".join(body), " ".join(head), norm])
+            for f, digest in touched:
+                if f.path in data["files"]:
+                    data["files"][f.path][:2] = [f.size, f.mtime_ns]
+            data["chunks"].sort(key=lambda c: (c[0], c[1]))
+            data["last_sync"] = _now()
+            if self.path:
+                write_json_atomic(self.path, data)
+            self._postings = None
+
+    def backup_to(self, dest):
+        import shutil
+        shutil.copyfile(self.path, dest)
+
+
+def write_json_atomic(path, data):
+    """Write JSON to a temporary file, then move it into place: never half a file."""
+    import json
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f, ensure_ascii=False, separators=(",", ":"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+class _FileLock:
+    """An exclusive lock on '<path>.lock' for writers (no-op where unsupported)."""
+
+    def __init__(self, path):
+        self.path = (path + ".lock") if path else None
+        self.fd = None
+
+    def __enter__(self):
+        if self.path:
+            try:
+                import fcntl
+            except ImportError:
+                return self
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            os.close(self.fd)  # closing releases the lock
+            self.fd = None
+
+
+# --------------------------------------------------------------------------
+# MemoryStore: the one entry point for the other modules.
+# --------------------------------------------------------------------------
+
+BACKUPS_KEPT = 3
+
+
+def locate_index_dir(root):
+    """Where the index lives: MEMORY_INDEX_DIR, else <root>/.memory, else a
+    per-user cache folder keyed by root's path (for read-only folders), else
+    None (in memory only)."""
+    explicit = os.environ.get("MEMORY_INDEX_DIR")
+    candidates = [explicit] if explicit else [os.path.join(root, INDEX_DIRNAME), _cache_dir(root)]
+    for path in candidates:
+        if path and _writable_dir(path):
+            return path
+    if explicit:
+        raise StoreError("index folder is not writable: %s" % explicit)
+    return None
+
+
+def _cache_dir(root):
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    import hashlib
+    key = hashlib.sha1(root.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return os.path.join(base, "memory-suite", key)
+
+
+def _writable_dir(path):
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(path, os.W_OK | os.X_OK)
+
+
+class MemoryStore:
+    """A memory folder and its index.
+
+    >>> store = MemoryStore("~/notes")      # doctest: +SKIP
+    >>> store.sync()                        # cheap when nothing changed
+    """
+
+    def __init__(self, root=None, backend=None, index_dir=None, warn=None):
+        self.root = resolve_memory_dir(root)
+        self.warn = warn or (lambda msg: sys.stderr.write(msg + "\n"))
+        if index_dir and not _writable_dir(index_dir):
+            raise StoreError("index folder is not writable: %s" % index_dir)
+        self.index_dir = index_dir or locate_index_dir(self.root)
+        requested = (backend or os.environ.get("MEMORY_BACKEND") or "auto").lower()
+        if requested not in ("auto", "sqlite", "json"):
+            raise StoreError("unknown backend %r (use auto, sqlite or json)" % requested)
+        self.fallback_reason = None
+        if requested == "json":
+            self.backend = JsonBackend(self.index_dir)
+        else:
+            reason = sqlite_unavailable_reason()
+            if reason and requested == "sqlite":
+                raise StoreError("SQLite backend unavailable: " + reason)
+            if reason:
+                self.fallback_reason = reason
+                self.backend = JsonBackend(self.index_dir)
+            else:
+                self.backend = SqliteBackend(self.index_dir)
+        self._guarded(self.backend.open)
+        self.last_report = None
+
+    # --- recovery ----------------------------------------------------------
+    def _guarded(self, fn, *args, **kwargs):
+        """Run fn; if the index turns out damaged, move it aside, rebuild, retry once."""
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            if not self.backend.is_damage(exc):
+                raise
+            self._quarantine(exc)
+            self.backend.open()
+            self._sync(rebuild=True)
+            return fn(*args, **kwargs)
+
+    def _quarantine(self, exc):
+        self.backend.close()
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        moved = None
+        for path in self.backend.files_on_disk():
+            if os.path.exists(path):
+                target = "%s.damaged-%s" % (path, stamp)
+                os.replace(path, target)
+                moved = moved or target
+        self.warn("memory: index was damaged (%s); moved it to %s and rebuilt it from the Markdown"
+                  % (str(exc).splitlines()[0] if str(exc) else type(exc).__name__, moved or "nowhere"))
+
+    # --- sync --------------------------------------------------------------
+    def sync(self):
+        """Bring the index up to date with the folder; cheap when nothing changed."""
+        return self._guarded(self._sync)
+
+    def rebuild(self):
+        """Back up the index (keeping the last few), then rebuild it from scratch."""
+        backup = self._backup()
+        report = self._guarded(self._sync, rebuild=True)
+        return report, backup
+
+    def _sync(self, rebuild=False):
+        found, problems = discover(self.root, self.index_dir)
+        known = {} if rebuild else self.backend.known_files()
+        changed, removed, unchanged = plan_sync(known, found)
+        updates, touched = [], []
+        for f in changed:
+            digest, issue, chunks = load_source(f)
+            if issue:
+                problems.append((f.path, issue))
+            old = known.get(f.path)
+            if old and digest is not None and old[2] == digest:
+                touched.append((f, digest))
+                continue
+            date = file_date(f.path)
+            analysed = [(c, date) + analyse_chunk(c) for c in chunks]
+            updates.append((f, digest, issue, analysed))
+        if updates or removed or touched or rebuild:
+            self._write(updates, removed, touched, rebuild)
+        added = [u[0].path for u in updates if u[0].path not in known]
+        report = SyncReport(added, [u[0].path for u in updates if u[0].path in known],
+                            removed, unchanged + [f.path for f, _ in touched], problems)
+        self.last_report = report
+        return report
+
+    def _write(self, updates, removed, touched, rebuild):
+        try:
+            self.backend.apply(updates, removed, touched, rebuild=rebuild)
+        except OSError as exc:
+            raise StoreError("cannot write the index in %s: %s" % (self.index_dir, exc.strerror or exc))
+        except Exception as exc:
+            msg = str(exc).lower()
+            if "full" in msg or "readonly" in msg or "read-only" in msg or "unable to open" in msg \
+                    or "disk i/o" in msg:
+                raise StoreError("cannot write the index in %s: %s" % (self.index_dir, exc))
+            raise
+
+    def stale(self):
+        """What a sync would change, without writing: (changed, removed) paths."""
+        found, _ = discover(self.root, self.index_dir)
+        changed, removed, _ = self._guarded(lambda: plan_sync(self.backend.known_files(), found))
+        return [f.path for f in changed], removed
+
+    def _backup(self):
+        if not self.index_dir or not any(os.path.exists(p) for p in self.backend.files_on_disk()[:1]):
+            return None
+        folder = os.path.join(self.index_dir, "backups")
+        os.makedirs(folder, exist_ok=True)
+        name = "%s-%s" % (time.strftime("%Y%m%d-%H%M%S"), self.backend.filename)
+        dest = os.path.join(folder, name)
+        try:
+            self.backend.backup_to(dest)
+        except Exception as exc:
+            self.warn("memory: could not back up the index (%s); rebuilding anyway" % exc)
+            return None
+        olds = sorted(n for n in os.listdir(folder) if n.endswith(self.backend.filename))
+        for old in olds[:-BACKUPS_KEPT]:
+            os.unlink(os.path.join(folder, old))
+        return dest
+
+    # --- reads -------------------------------------------------------------
+    def keyword(self, terms, limit, filters=None):
+        return self._guarded(self.backend.keyword, terms, limit, filters)
+
+    def fetch(self, keys):
+        return self._guarded(self.backend.fetch, keys)
+
+    def doc_freqs(self, terms):
+        return self._guarded(self.backend.doc_freqs, terms)
+
+    def chunk_count(self):
+        return self.backend.chunk_count()
+
+    def chunk_keys(self, path, ordinal=None):
+        return self.backend.chunk_keys(path, ordinal)
+
+    def all_keys(self):
+        return self.backend.all_keys()
+
+    def status(self):
+        stats = self._guarded(self.backend.stats)
+        changed, removed = self.stale()
+        issues = self.backend.file_issues()
+        return dict(stats, **{
+            "memory_dir": self.root,
+            "backend": self.backend.name,
+            "fts5": sqlite_unavailable_reason() is None,
+            "fallback_reason": self.fallback_reason,
+            "index_path": self.backend.files_on_disk()[0] if self.backend.files_on_disk() else ":memory:",
+            "stale_files": sorted(changed + removed),
+            "problem_files": [{"path": p, "issue": i} for p, i in issues],
+        })
+
+    def close(self):
+        self.backend.close()
