@@ -162,8 +162,16 @@ def _mostly_covered(row, taken):
 # Snippets and highlighting
 # --------------------------------------------------------------------------
 
+def display_terms(qterms):
+    """The query terms worth showing as matches: a Chinese unigram only
+    counts when the query has no bigram (else 配置 would light up every 置)."""
+    has_bigram = any(len(t) == 2 and store_mod.is_cjk(t) for t in qterms)
+    return {t for t in qterms if not (has_bigram and len(t) == 1 and store_mod.is_cjk(t))}
+
+
 def match_spans(text, qterms):
     """Character spans of text whose terms are query terms (for highlighting)."""
+    qterms = display_terms(qterms)
     spans = []
     for m in store_mod._TOKEN_RE.finditer(text.lower() if text.isascii() else _fold(text)):
         run = m.group("cjk")
@@ -175,8 +183,8 @@ def match_spans(text, qterms):
         for i in range(len(run)):
             if run[i:i + 2] in qterms and i + 1 < len(run):
                 marked[i] = marked[i + 1] = True
-        if not any(marked):
-            marked = [c in qterms for c in run]
+            elif run[i] in qterms:
+                marked[i] = True
         i = 0
         while i < len(run):
             if marked[i]:
@@ -199,10 +207,14 @@ def _fold(text):
 def make_snippet(text, qterms, width=SNIPPET_CHARS):
     """The chunk's most relevant lines, cut to about `width` characters."""
     lines = [l.strip() for l in text.split("\n") if l.strip()]
+    body = [l for l in lines if not store_mod.is_heading(l)]
+    lines = body or lines  # the heading is shown anyway
     if not lines:
         return ""
-    scored = [(len(set(tokenize(l)) & qterms), -i) for i, l in enumerate(lines)]
-    best = -max(scored)[1]
+    shown = display_terms(qterms)
+    scored = [(len(set(tokenize(l)) & shown), len(set(tokenize(l)) & qterms), -i)
+              for i, l in enumerate(lines)]
+    best = -max(scored)[2]
     picked = [lines[best]] + ([lines[best + 1]] if best + 1 < len(lines) else [])
     snippet = " ".join(picked)
     if len(snippet) <= width:
@@ -272,131 +284,144 @@ def print_hits(hits, query, colour):
 # CLI
 # --------------------------------------------------------------------------
 
-SUBCOMMANDS = ("get", "status", "sync", "reindex")
-VALUE_OPTIONS = ("--dir", "--limit", "--min-score", "--since", "--until", "--path", "--mode",
-                 "--from", "--lines", "--backend")
+# A small option parser instead of argparse: argparse costs ~10 ms per
+# process to import and build, a third of an agent's cold-start budget.
 
-SEARCH_EPILOG = """subcommands:
-  get PATH [--from N] [--lines M]   print lines of a memory file (PATH may be
-                                    'file.md:31-44' or a result id 'file.md#5')
-  status [--json]                   backend, files, chunks, index size, problems
-  sync                              bring the index up to date, without searching
-  reindex [--check]                 back up the index and rebuild it from scratch
-
-examples:
-  search.sh "博客RSS配置"
-  search.sh "configure RSS feed" --limit 3 --json
-  search.sh 京都 机票 --since 2026-02-01 --path "memory/*"
-  search.sh -- status               search for the word "status" itself
-
-environment: MEMORY_DIR (default memory folder), MEMORY_BACKEND (auto|sqlite|json),
-MEMORY_INDEX_DIR (index location), NO_COLOR (no colour)."""
-
-
-class _Parser:
-    """argparse, but errors raise UsageError (one line) instead of exiting."""
-
-    def __new__(cls, prog, description, epilog=None):
-        import argparse
-
-        class Parser(argparse.ArgumentParser):
-            def error(self, message):
-                raise UsageError(message)
-
-        return Parser(prog=prog, description=description, epilog=epilog,
-                      formatter_class=argparse.RawDescriptionHelpFormatter)
+Opt = namedtuple("Opt", "flags dest metavar convert help")
+Opt.__doc__ = "An option: metavar None means a flag (no value)."
 
 
 def _date(value):
     import datetime
     try:
-        datetime.date(*map(int, value.split("-")))
         if len(value) != 10:
             raise ValueError
+        datetime.date(*map(int, value.split("-")))
     except (ValueError, TypeError):
-        import argparse
-        raise argparse.ArgumentTypeError("not a date (YYYY-MM-DD): %r" % value)
+        raise UsageError("not a date (YYYY-MM-DD): %r" % value)
     return value
 
 
 def _positive_int(value):
-    import argparse
     try:
         n = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError("not a whole number: %r" % value)
+        raise UsageError("not a whole number: %r" % value)
     if n < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more: %r" % value)
+        raise UsageError("must be 1 or more: %r" % value)
     return n
 
 
-def _score(value):
-    import argparse
+def _unit_score(value):
     try:
         x = float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError("not a number: %r" % value)
+        raise UsageError("not a number: %r" % value)
     if not 0.0 <= x <= 1.0:
-        raise argparse.ArgumentTypeError("must be between 0 and 1: %r" % value)
+        raise UsageError("must be between 0 and 1: %r" % value)
     return x
 
 
-def _common(parser, json_help="print JSON"):
-    parser.add_argument("--dir", metavar="DIR",
-                        help="memory folder (default: $MEMORY_DIR, else the suite's own folder)")
-    parser.add_argument("--json", action="store_true", help=json_help)
-    parser.add_argument("--backend", choices=("auto", "sqlite", "json"), help="index backend (default auto)")
+def _choice(*names):
+    def convert(value):
+        if value not in names:
+            raise UsageError("%r is not one of: %s" % (value, ", ".join(names)))
+        return value
+    return convert
 
 
-def build_search_parser():
-    p = _Parser("search.sh", "Search the Markdown memory folder (hybrid BM25 + TF-IDF).",
-                SEARCH_EPILOG)
-    p.add_argument("query", nargs="*", help="words to search for (Chinese, English or mixed)")
-    _common(p, "print one JSON object (the agent contract)")
-    p.add_argument("--limit", type=_positive_int, default=DEFAULT_LIMIT, help="results (default 5)")
-    p.add_argument("--min-score", type=_score, default=0.0, metavar="X", help="drop results scoring below X (0-1)")
-    p.add_argument("--since", type=_date, metavar="YYYY-MM-DD", help="only files dated on or after")
-    p.add_argument("--until", type=_date, metavar="YYYY-MM-DD", help="only files dated on or before")
-    p.add_argument("--dated-only", action="store_true", help="leave out undated files such as MEMORY.md")
-    p.add_argument("--path", metavar="GLOB", help="only paths matching GLOB (or under a folder)")
-    p.add_argument("--mode", choices=("hybrid", "keyword", "vector"), default="hybrid",
-                   help="ranking channel(s) (default hybrid)")
-    return p
+COMMON_OPTS = [
+    Opt(("--dir",), "dir", "DIR", str, "memory folder (default: $MEMORY_DIR, else the suite's folder)"),
+    Opt(("--json",), "json", None, None, "print one JSON object"),
+    Opt(("--backend",), "backend", "NAME", _choice("auto", "sqlite", "json"),
+        "index backend: auto (default), sqlite or json"),
+]
+SEARCH_OPTS = COMMON_OPTS + [
+    Opt(("--limit", "-n"), "limit", "N", _positive_int, "how many results (default 5)"),
+    Opt(("--min-score",), "min_score", "X", _unit_score, "leave out results scoring below X (0-1)"),
+    Opt(("--since",), "since", "DATE", _date, "only files dated on or after DATE (YYYY-MM-DD)"),
+    Opt(("--until",), "until", "DATE", _date, "only files dated on or before DATE"),
+    Opt(("--dated-only",), "dated_only", None, None, "leave out undated files such as MEMORY.md"),
+    Opt(("--path",), "path", "GLOB", str, "only paths matching GLOB, or under a folder"),
+    Opt(("--mode",), "mode", "MODE", _choice("hybrid", "keyword", "vector"),
+        "hybrid (default), keyword (BM25) or vector (TF-IDF)"),
+]
+GET_OPTS = COMMON_OPTS + [
+    Opt(("--from",), "start", "N", _positive_int, "first line (1-based)"),
+    Opt(("--lines",), "lines", "M", _positive_int, "how many lines (default: the cited range, else up to 200)"),
+    Opt(("--plain",), "plain", None, None, "print the lines without line numbers"),
+]
+REINDEX_OPTS = COMMON_OPTS + [
+    Opt(("--check",), "check", None, None, "only report what is stale; change nothing"),
+]
 
 
-def build_get_parser():
-    p = _Parser("search.sh get", "Print lines of a memory file.")
-    p.add_argument("path", help="file path, 'file.md:31-44', or a result id 'file.md#5'")
-    _common(p)
-    p.add_argument("--from", dest="start", type=_positive_int, help="first line (1-based)")
-    p.add_argument("--lines", type=_positive_int, help="how many lines (default: to the end, at most 200)")
-    p.add_argument("--plain", action="store_true", help="no line numbers")
-    return p
+class Args(dict):
+    """Parsed options; read them as attributes."""
+    __getattr__ = dict.get
 
 
-def build_simple_parser(name, description, check=False):
-    p = _Parser("search.sh " + name, description)
-    _common(p)
-    if check:
-        p.add_argument("--check", action="store_true", help="only report what is stale; change nothing")
-    return p
-
-
-def split_subcommand(argv):
-    """(subcommand or None, remaining argv).  The first word that is not an
-    option picks the subcommand; after '--' everything is query text."""
+def parse_args(argv, opts, words_name="words"):
+    """Options and positional words.  '--' ends options; --opt=value works."""
+    by_flag = {f: o for o in opts for f in o.flags}
+    args = Args({o.dest: (False if o.metavar is None else None) for o in opts})
+    args[words_name] = words = []
     i = 0
     while i < len(argv):
         arg = argv[i]
+        i += 1
         if arg == "--":
-            return None, argv
-        if arg.startswith("-"):
-            i += 2 if (arg in VALUE_OPTIONS and "=" not in arg) else 1
+            words.extend(argv[i:])
+            break
+        if not arg.startswith("-") or arg == "-":
+            words.append(arg)
             continue
-        if arg in SUBCOMMANDS:
-            return arg, argv[:i] + argv[i + 1:]
-        return None, argv
-    return None, argv
+        if arg in ("-h", "--help"):
+            args["help"] = True
+            continue
+        flag, eq, inline = arg.partition("=")
+        opt = by_flag.get(flag)
+        if opt is None:
+            raise UsageError("unknown option %s" % flag)
+        if opt.metavar is None:
+            if eq:
+                raise UsageError("%s takes no value" % flag)
+            args[opt.dest] = True
+            continue
+        if not eq:
+            if i >= len(argv):
+                raise UsageError("%s needs a value (%s)" % (flag, opt.metavar))
+            inline = argv[i]
+            i += 1
+        args[opt.dest] = opt.convert(inline)
+    return args
+
+
+def format_help(usage, description, opts, epilog=""):
+    lines = ["usage: " + usage, "", description, "", "options:"]
+    for o in opts:
+        left = ", ".join(o.flags) + ("" if o.metavar is None else " " + o.metavar)
+        lines.append("  %-22s %s" % (left, o.help))
+    lines.append("  %-22s %s" % ("-h, --help", "show this help"))
+    return "\n".join(lines) + ("\n\n" + epilog if epilog else "") + "\n"
+
+
+SEARCH_HELP = """subcommands:
+  search.sh get PATH [--from N] [--lines M]  print lines of a memory file; PATH may be
+                                            a citation 'file.md:31-44' or an id 'file.md#5'
+  search.sh status [--json]                 backend, files, chunks, index size, problems
+  search.sh sync [--json]                   bring the index up to date without searching
+  search.sh reindex [--check]               back up the index and rebuild it (= reindex.sh)
+
+examples:
+  search.sh "博客RSS配置"
+  search.sh "configure RSS feed" --limit 3 --json
+  search.sh 京都 机票 --since 2026-02-01 --path "memory/*"
+  search.sh -- status                       search for the word "status" itself
+
+exit codes: 0 ok (also when nothing matches), 1 runtime error, 2 usage error.
+environment: MEMORY_DIR (memory folder), MEMORY_BACKEND (auto|sqlite|json),
+MEMORY_INDEX_DIR (index location), NO_COLOR (no colour)."""
 
 
 def open_store(args):
@@ -414,7 +439,7 @@ def sync_quietly(store):
 
 
 def cmd_search(args):
-    query = " ".join(args.query)
+    query = " ".join(args.words)
     if not query.strip():
         raise UsageError("empty query (try: search.sh \"what to find\")")
     if args.since and args.until and args.since > args.until:
@@ -423,7 +448,8 @@ def cmd_search(args):
     try:
         stale = sync_quietly(store)
         filters = Filters(args.since, args.until, args.path, args.dated_only)
-        hits = search(store, query, args.limit, args.mode, args.min_score, filters)
+        hits = search(store, query, args.limit or DEFAULT_LIMIT, args.mode or "hybrid",
+                      args.min_score or 0.0, filters)
         if args.json:
             print_json({"query": query, "backend": store.backend.name, "stale": stale,
                         "results": [hit_json(h) for h in hits]})
@@ -435,7 +461,7 @@ def cmd_search(args):
 
 
 def parse_citation(text):
-    """'file.md:31-44' -> (file.md, 31, 44); 'file.md#5' -> (file.md, '#', 5); else (text, None, None)."""
+    """'f.md:31-44' -> (f.md, 31, 44); 'f.md#5' -> (f.md, '#', 5); else (text, None, None)."""
     import re
     m = re.match(r"^(.*\.md):(\d+)(?:-(\d+))?$", text, re.I)
     if m:
@@ -451,45 +477,58 @@ MAX_GET_LINES = 200
 
 
 def cmd_get(args):
-    path, a, b = parse_citation(args.path)
-    store = open_store(args) if a == "#" else None
-    root = store.root if store else store_mod.resolve_memory_dir(args.dir)
-    try:
-        lines = store_mod.read_memory_lines(root, path)
-        if a == "#":
-            sync_quietly(store)
-            keys = store.chunk_keys(path.replace("\\", "/"), b)
-            if not keys:
-                raise StoreError("no chunk %s#%d (run a search to see current ids)" % (path, b))
-            row = store.fetch(keys)[keys[0]]
-            a, b = row.start_line, row.end_line
-    finally:
-        if store:
-            store.close()
-    start = args.start or a or 1
+    if len(args.words) != 1:
+        raise UsageError("get takes one PATH (got %d)" % len(args.words))
+    path, first, last = parse_citation(args.words[0])
+    if first == "#":
+        first, last = chunk_lines(args, path, last)
+    lines = store_mod.read_memory_lines(store_mod.resolve_memory_dir(args.dir), path)
+    start = args.start or first or 1
+    if start > max(len(lines), 1):
+        raise StoreError("%s has %d lines; line %d is past the end" % (path, len(lines), start))
     if args.lines:
         end = start + args.lines - 1
-    elif args.start is None and b is not None:
-        end = b
+    elif args.start is None and last is not None:
+        end = last
     else:
-        end = min(len(lines), start + MAX_GET_LINES - 1)
-    if start > max(len(lines), 1):
-        raise StoreError("%s has %d lines; --from %d is past the end" % (path, len(lines), start))
+        end = start + MAX_GET_LINES - 1
     end = min(end, len(lines))
     chosen = lines[start - 1:end]
     if args.json:
-        print_json({"path": path, "start_line": start, "end_line": end, "total_lines": len(lines),
-                    "lines": chosen})
+        print_json({"path": path, "start_line": start, "end_line": end,
+                    "total_lines": len(lines), "lines": chosen})
         return 0
     for n, line in enumerate(chosen, start):
         sys.stdout.write(line + "\n" if args.plain else "%6d  %s\n" % (n, line))
-    if end < len(lines) and not args.lines and b is None:
+    if end < len(lines) and not args.lines and last is None:
         sys.stderr.write("search: showing lines %d-%d of %d; use --from/--lines for more\n"
                          % (start, end, len(lines)))
     return 0
 
 
+def chunk_lines(args, path, ordinal):
+    """The line range of chunk 'path#ordinal' in the current index."""
+    store = open_store(args)
+    try:
+        store_mod.safe_join(store.root, path)
+        sync_quietly(store)
+        keys = store.chunk_keys(path.replace("\\", "/"), ordinal)
+        if not keys:
+            raise StoreError("no chunk %s#%d (ids change when a file changes; search again)"
+                             % (path, ordinal))
+        row = store.fetch(keys)[keys[0]]
+        return row.start_line, row.end_line
+    finally:
+        store.close()
+
+
+def no_words(args):
+    if args.words:
+        raise UsageError("unexpected argument %r" % args.words[0])
+
+
 def cmd_status(args):
+    no_words(args)
     store = open_store(args)
     try:
         stale = sync_quietly(store)
@@ -500,54 +539,58 @@ def cmd_status(args):
     if args.json:
         print_json(info)
         return 0
-    rows = [("memory folder", info["memory_dir"]),
-            ("backend", info["backend"] + (" (fallback: %s)" % info["fallback_reason"]
-                                           if info["fallback_reason"] else "")),
-            ("FTS5 available", "yes" if info["fts5"] else "no"),
-            ("index", info["index_path"]),
-            ("index size", _human_bytes(info["index_bytes"])),
-            ("files", str(info["files"])),
-            ("chunks", str(info["chunks"])),
-            ("last sync", info["last_sync"] or "never"),
-            ("stale files", ", ".join(info["stale_files"]) or "none")]
+    backend = info["backend"]
+    if info["fallback_reason"]:
+        backend += " (fallback: %s)" % info["fallback_reason"]
+    rows = [("memory folder", info["memory_dir"]), ("backend", backend),
+            ("FTS5 available", "yes" if info["fts5"] else "no"), ("index", info["index_path"]),
+            ("index size", _human_bytes(info["index_bytes"])), ("files", info["files"]),
+            ("chunks", info["chunks"]), ("last sync", info["last_sync"] or "never"),
+            ("stale files", ", ".join(info["stale_files"]) or "none"),
+            ("problem files", "none" if not info["problem_files"] else "")]
     for label, value in rows:
         sys.stdout.write("%-15s %s\n" % (label + ":", value))
-    problems = info["problem_files"]
-    sys.stdout.write("%-15s %s\n" % ("problem files:", "none" if not problems else ""))
-    for p in problems:
+    for p in info["problem_files"]:
         sys.stdout.write("  %s (%s)\n" % (p["path"], p["issue"]))
     return 0
 
 
 def _human_bytes(n):
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return ("%d %s" % (n, unit)) if unit == "B" else ("%.1f %s" % (n, unit))
+    if n < 1024:
+        return "%d B" % n
+    for unit in ("KiB", "MiB", "GiB"):
         n /= 1024.0
+        if n < 1024 or unit == "GiB":
+            return "%.1f %s" % (n, unit)
+
+
+def problems_json(problems):
+    return [{"path": p, "issue": i} for p, i in problems]
 
 
 def cmd_sync(args):
+    no_words(args)
     store = open_store(args)
     try:
         report = store.sync()
         count = store.chunk_count()
     finally:
         store.close()
-    summary = {"added": report.added, "updated": report.updated, "removed": report.removed,
-               "unchanged": len(report.unchanged), "chunks": count,
-               "problems": [{"path": p, "issue": i} for p, i in report.problems]}
     if args.json:
-        print_json(summary)
-    else:
-        sys.stdout.write("synced: %d added, %d updated, %d removed, %d unchanged; %d chunks\n"
-                         % (len(report.added), len(report.updated), len(report.removed),
-                            len(report.unchanged), count))
-        for p, i in report.problems:
-            sys.stdout.write("  skipped or flagged: %s (%s)\n" % (p, i))
+        print_json({"added": report.added, "updated": report.updated, "removed": report.removed,
+                    "unchanged": len(report.unchanged), "chunks": count,
+                    "problems": problems_json(report.problems)})
+        return 0
+    sys.stdout.write("synced: %d added, %d updated, %d removed, %d unchanged; %d chunks\n"
+                     % (len(report.added), len(report.updated), len(report.removed),
+                        len(report.unchanged), count))
+    for p, i in report.problems:
+        sys.stdout.write("  skipped or flagged: %s (%s)\n" % (p, i))
     return 0
 
 
 def cmd_reindex(args):
+    no_words(args)
     store = open_store(args)
     try:
         if args.check:
@@ -568,44 +611,73 @@ def cmd_reindex(args):
         store.close()
     if args.json:
         print_json({"files": len(report.added), "chunks": count, "backup": backup,
-                    "problems": [{"path": p, "issue": i} for p, i in report.problems]})
+                    "problems": problems_json(report.problems)})
     else:
         sys.stdout.write("rebuilt: %d files, %d chunks%s\n" % (
             len(report.added), count, ("; backup: %s" % backup) if backup else ""))
     return 0
 
 
+# name -> (options, usage, description, handler)
 COMMANDS = {
-    None: (build_search_parser, cmd_search),
-    "get": (build_get_parser, cmd_get),
-    "status": (lambda: build_simple_parser("status", "Show the index's state."), cmd_status),
-    "sync": (lambda: build_simple_parser("sync", "Bring the index up to date."), cmd_sync),
-    "reindex": (lambda: build_simple_parser("reindex", "Back up and rebuild the index.", check=True),
-                cmd_reindex),
+    None: (SEARCH_OPTS, "search.sh [options] QUERY...",
+           "Search the Markdown memory folder (hybrid BM25 + TF-IDF), with citations.", cmd_search),
+    "get": (GET_OPTS, "search.sh get PATH [--from N] [--lines M] [--json]",
+            "Print lines of a memory file (never outside the memory folder).", cmd_get),
+    "status": (COMMON_OPTS, "search.sh status [--json]", "Show the index's state.", cmd_status),
+    "sync": (COMMON_OPTS, "search.sh sync [--json]", "Bring the index up to date.", cmd_sync),
+    "reindex": (REINDEX_OPTS, "reindex.sh [--check] [--json]",
+                "Back up the index (the last 3 are kept) and rebuild it from the Markdown.", cmd_reindex),
 }
 
 
-def main(argv=None):
+def split_subcommand(argv, commands):
+    """(subcommand or None, the other arguments).  The first word that is not
+    an option (or an option's value) picks the subcommand; after '--' all is query."""
+    takes_value = {f for opts, _, _, _ in commands.values() for o in opts if o.metavar for f in o.flags}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            break
+        if arg.startswith("-"):
+            i += 2 if arg in takes_value else 1
+            continue
+        if arg in commands:
+            return arg, argv[:i] + argv[i + 1:]
+        break
+    return None, argv
+
+
+def run_cli(argv, commands, prog, main_help=""):
+    """Shared CLI driver (memory_linker uses it too): parse, run, map errors to exit codes."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in argv
+    as_json = "--json" in argv[:argv.index("--")] if "--" in argv else "--json" in argv
     try:
-        name, rest = split_subcommand(argv)
-        build, run = COMMANDS[name]
-        args = build().parse_args(rest)
-        return run(args)
+        name, rest = split_subcommand(argv, commands)
+        opts, usage, description, handler = commands[name]
+        args = parse_args(rest, opts)
+        if args.help:
+            sys.stdout.write(format_help(usage, description, opts, main_help if name is None else ""))
+            return 0
+        return handler(args)
     except UsageError as exc:
         hint = ""
-        if any(a in SUBCOMMANDS for a in argv) and "--" not in argv:
-            hint = " (to search for a subcommand's name, put -- before the query)"
-        return report_error("%s%s" % (exc, hint), 2, as_json)
+        if None in commands and any(w in commands for w in argv if w):
+            hint = " (to search for that word, put -- before the query)"
+        return report_error("%s%s; see --help" % (exc, hint), 2, as_json, prog)
     except StoreError as exc:
-        return report_error(exc, 1, as_json)
+        return report_error(exc, 1, as_json, prog)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
     except Exception as exc:  # never a traceback for a user; say what broke
-        return report_error("unexpected %s: %s" % (type(exc).__name__, exc), 1, as_json)
+        return report_error("unexpected %s: %s" % (type(exc).__name__, exc), 1, as_json, prog)
+
+
+def main(argv=None):
+    return run_cli(argv, COMMANDS, "search", SEARCH_HELP)
 
 
 if __name__ == "__main__":

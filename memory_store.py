@@ -35,6 +35,8 @@ _TOKEN_RE = re.compile(
     r"|(?P<word>" + _WORD + r"+(?:[-_.:/@+]" + _WORD + r"+)*)"
 )
 
+_CJK_ONLY = re.compile("[" + _CJK + "]+$")
+
 # Common English words that carry no meaning for search; dropping them keeps
 # postings short and lets BM25 weigh the words that matter.
 STOPWORDS = frozenset("""
@@ -74,6 +76,11 @@ def tokenize(text):
         else:
             _add_word_terms(m.group("word"), out)
     return out
+
+
+def is_cjk(text):
+    """Whether text is made of CJK characters only (the tokenizer's CJK runs)."""
+    return bool(text) and _CJK_ONLY.match(text) is not None
 
 
 def _cjk_terms(run):
@@ -1227,7 +1234,9 @@ class MemoryStore:
             return None
         folder = os.path.join(self.index_dir, "backups")
         os.makedirs(folder, exist_ok=True)
-        name = "%s-%s" % (time.strftime("%Y%m%d-%H%M%S"), self.backend.filename)
+        now = time.time()
+        name = "%s-%06d-%s" % (time.strftime("%Y%m%d-%H%M%S", time.localtime(now)),
+                               int(now % 1 * 1e6), self.backend.filename)
         dest = os.path.join(folder, name)
         try:
             self.backend.backup_to(dest)
@@ -1274,3 +1283,8 @@ class MemoryStore:
 
     def close(self):
         self.backend.close()
+
+
+def is_heading(line):
+    """Whether a line is a Markdown ATX heading ('## Title', not '#tag')."""
+    return _HEADING.match(line) is not None

@@ -1,0 +1,67 @@
+"""Shared test helpers: temporary memory folders and running the CLI."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+EXAMPLES = os.path.join(ROOT, "examples", "memory")
+PYTHON = sys.executable or "python3"
+
+
+def clean_env(**extra):
+    """An environment that cannot point the suite at a real memory folder."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("MEMORY_") and k not in ("NO_COLOR", "XDG_CACHE_HOME")}
+    env["NO_COLOR"] = "1"
+    env["MEMORY_PYTHON"] = PYTHON
+    env.update(extra)
+    return env
+
+
+class TempMemory(unittest.TestCase):
+    """A test case with a fresh memory folder in self.dir (removed afterwards)."""
+
+    files = {}  # relative path -> text, written before each test
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="memtest-")
+        self.dir = os.path.join(self.tmp, "mem")
+        os.makedirs(self.dir)
+        for rel, text in self.files.items():
+            self.write(rel, text)
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def write(self, rel, text, mode="w"):
+        path = os.path.join(self.dir, *rel.split("/"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if isinstance(text, bytes):
+            with open(path, mode + "b") as f:
+                f.write(text)
+        else:
+            with open(path, mode, encoding="utf-8", newline="") as f:
+                f.write(text)
+        bump_mtime(path)
+        return path
+
+    def copy_examples(self):
+        shutil.rmtree(self.dir)
+        shutil.copytree(EXAMPLES, self.dir, ignore=shutil.ignore_patterns(".memory"))
+
+
+def bump_mtime(path):
+    """Make sure a rewrite is seen even on filesystems with coarse mtimes."""
+    st = os.stat(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+
+
+def run_script(script, *args, cwd=None, env=None, input_text=None):
+    """Run one of the shell wrappers: (exit code, stdout, stderr)."""
+    proc = subprocess.run([os.path.join(ROOT, script)] + list(args), cwd=cwd or tempfile.gettempdir(),
+                          env=env or clean_env(), input=input_text, capture_output=True,
+                          text=True, encoding="utf-8", timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
