@@ -247,6 +247,13 @@ def use_colour(stream=None):
     return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
+def pad(text, width):
+    """Left-align text in a column, counting wide (CJK) characters as two."""
+    import unicodedata
+    shown = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return text + " " * max(0, width - shown)
+
+
 def print_json(obj):
     import json
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
@@ -345,6 +352,8 @@ SEARCH_OPTS = COMMON_OPTS + [
     Opt(("--path",), "path", "GLOB", str, "only paths matching GLOB, or under a folder"),
     Opt(("--mode",), "mode", "MODE", _choice("hybrid", "keyword", "vector"),
         "hybrid (default), keyword (BM25) or vector (TF-IDF)"),
+    Opt(("--related",), "related", None, None,
+        "also list memories linked to the top hits by shared entities (see link.sh)"),
 ]
 GET_OPTS = COMMON_OPTS + [
     Opt(("--from",), "start", "N", _positive_int, "first line (1-based)"),
@@ -428,13 +437,13 @@ def open_store(args):
     return store_mod.MemoryStore(args.dir, backend=args.backend)
 
 
-def sync_quietly(store):
+def sync_quietly(store, prog="search"):
     """Sync before reading; if the index cannot be written, read it as it is."""
     try:
         store.sync()
         return False
     except StoreError as exc:
-        sys.stderr.write("search: warning: %s; results may be stale\n" % exc)
+        sys.stderr.write("%s: warning: %s; results may be stale\n" % (prog, exc))
         return True
 
 
@@ -450,14 +459,36 @@ def cmd_search(args):
         filters = Filters(args.since, args.until, args.path, args.dated_only)
         hits = search(store, query, args.limit or DEFAULT_LIMIT, args.mode or "hybrid",
                       args.min_score or 0.0, filters)
+        related = linked_memories(store, hits) if args.related else None
         if args.json:
-            print_json({"query": query, "backend": store.backend.name, "stale": stale,
-                        "results": [hit_json(h) for h in hits]})
+            doc = {"query": query, "backend": store.backend.name, "stale": stale,
+                   "results": [hit_json(h) for h in hits]}
+            if related is not None:
+                import memory_linker
+                doc["related"] = [memory_linker.related_json(r, related_to=via) for r, via in related]
+            print_json(doc)
         else:
             print_hits(hits, query, use_colour())
+            if related:
+                print_related(related)
     finally:
         store.close()
     return 0
+
+
+def linked_memories(store, hits, limit=3):
+    """[(Related, hit id)]: memories sharing entities with the top hits."""
+    import memory_linker  # only loaded for --related
+    graph = memory_linker.LinkGraph(store)
+    graph.sync()
+    return graph.related_to_hits(hits, limit)
+
+
+def print_related(related):
+    sys.stdout.write("\nRelated (shared entities):\n")
+    for r, via in related:
+        sys.stdout.write("   %.2f  %s:%d-%d  %s  (via %s, linked to %s)\n"
+                         % (r.score, r.path, r.start_line, r.end_line, r.heading, ", ".join(r.shared[:4]), via))
 
 
 def parse_citation(text):

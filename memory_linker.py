@@ -1,0 +1,1003 @@
+#!/usr/bin/env python3
+"""How memories relate: entities, their co-occurrence graph, related memories,
+graph pictures, and the `link.sh` CLI.
+
+An entity is a thing notes mention by name: CamelCase names (OpenClaw),
+ACRONYMS (RSS), `code`, #tags, @mentions, [[wiki links]], URLs, file paths,
+people and places (capitalised words that recur mid-sentence), and Chinese
+terms (phrases ending in 配置/优化/系统…, and phrases that recur across files).
+One extractor finds them per chunk; the graph links two entities each time
+they share a chunk.  The tables live in the store's index (SQLite, or
+`.memory/links.json` with the JSON backend) and are brought up to date file
+by file, from the store's own hashes, before every command.
+"""
+import math
+import os
+import re
+import sys
+from collections import Counter, defaultdict, namedtuple
+
+import memory_store as store_mod
+from memory_store import StoreError
+
+LINK_SCHEMA_VERSION = 2
+
+# --------------------------------------------------------------------------
+# Extraction
+# --------------------------------------------------------------------------
+
+Mention = namedtuple("Mention", "kind key spelling")
+Mention.__doc__ = "One entity occurrence: kind, normalised key, and the text as written."
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_FILE_EXT = ("md|markdown|txt|toml|ya?ml|json|jsonl|xml|html?|css|scss|js|mjs|ts|tsx|jsx|py|"
+             "rb|go|rs|java|kt|c|cc|cpp|h|hpp|sh|zsh|bash|fish|lua|vim|nvim|sql|csv|ini|"
+             "conf|cfg|env|lock|log|pdf|png|jpe?g|gif|svg|zip|tar|gz")
+_TLD = "com|dev|org|net|io|cn|ai|app|me|co|info|xyz|so|sh|page|site|blog|tech|cloud"
+_URL_TAIL = r"[^\s<>()\[\]{}\"'`，。、；：！？（）【】《》]"
+
+# (kind, pattern); earlier patterns win where matches overlap.
+_PATTERNS = [
+    ("url", re.compile(r"\bhttps?://" + _URL_TAIL + r"+|\bwww\.[a-z0-9-]+(?:\.[a-z0-9-]+)+" + _URL_TAIL + "*",
+                       re.I)),
+    ("link", re.compile(r"\[\[([^\[\]|#\n]{1,80})(?:[#|][^\[\]\n]*)?\]\]")),
+    ("code", re.compile(r"`([^`\n]{1,60})`")),
+    ("tag", re.compile(r"(?<![\w#&/])#([A-Za-z" + _CJK + r"][\w" + _CJK + r"-]{0,40})")),
+    ("mention", re.compile(r"(?<![\w.@])@([A-Za-z][\w-]{1,38})")),
+    ("path", re.compile(r"(?<![\w/.~])((?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]*[\w/]"
+                        r"|[\w-]+(?:/[\w.-]+)+\.(?:" + _FILE_EXT + r")"
+                        r"|[\w-]+\.(?:" + _FILE_EXT + r"))(?![\w/])")),
+    ("url", re.compile(r"\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:" + _TLD + r")(?:/" + _URL_TAIL + r"*)?(?![\w.])",
+                       re.I)),
+    ("code", re.compile(r"\b[A-Z]{1,5}-\d{2,}\b")),  # ticket and booking ids: KX-4471
+    ("name", re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z]+(?:[A-Z][a-z0-9]+)+)\b")),
+    ("caps", re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")),
+]
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -](?:(?:of|the|de|da|del|von|van|du|la|le)[ -]){0,2}"
+                          r"[A-Z][a-z]+){0,3}\b")
+_SPEAKER = re.compile(r"^\s*\*\*([A-Z][\w .'-]{0,40}?)\*\*")
+_SUFFIX_TERM = re.compile(r"([A-Za-z][A-Za-z0-9+#.]{0,15}|[" + _CJK + r"]{2})"
+                          r"(系统|框架|工具|配置|优化|功能|方案|问题|文章|平台|服务|模型|算法|项目|插件|"
+                          r"接口|数据库|脚本|流程|策略|模板|主题|页面|设置|环境|部署|迁移|备份)")
+_CJK_RUN = re.compile("[" + _CJK + "]+")
+_ROMAN = re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
+
+ACRONYM_NOISE = frozenset("""OK I A AM PM TV ID OS UI US UK EU AD BC THE AND OR BUT NOT
+NO YES YEP WOW LOL OMG BTW FYI ASAP TODO FIXME NOTE PS OH HI HEY GB MB KB TB GHZ MHZ
+IS IT IN ON AT TO OF BY AS IF SO DO GO BE WE HE MY ME UP""".split())
+CAPITAL_NOISE = frozenset("""I I'm Hey Hi Hello Thanks Thank Wow Yeah Yes No Oh Ok Okay Sure
+Sounds Great Good Nice Cool Awesome Really Well Also Just Maybe Here There This That These
+Those What When Where Why How Who Which Monday Tuesday Wednesday Thursday Friday Saturday
+Sunday Mon Tue Tues Wed Thu Thur Fri Sat Sun January February March April May June July
+August September October November December Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec
+Today Tomorrow Yesterday Image Photo Session Day Note Notes Todo Done Fix Lesson Cause
+Reading Misc Name Projects Preferences Travel Memory Yep Yup Nope Bye Woah Whoa Aww Aw Haha
+Hah Hmm Ah Dear Congrats Congratulations Happy Sorry Last Next Oops Gosh Omg Lol Btw""".split())
+# Characters that rarely sit inside a Chinese term; phrases are cut at them.
+CJK_STOP_CHARS = frozenset("的了是在和与及或等就也还又很太更最把被将对从向为以于让给着过"
+                           "我你他她它们这那哪些个不没有要会能可想去来到说看"
+                           "啊吧呢吗呀哦嗯么之其所而且但并则即每各该此至约第年月日号篇次")
+# Common words that recur everywhere but name nothing.
+CJK_STOP_WORDS = frozenset("""进行 包括 获得 成为 开始 使用 通过 因为 所以 可以 已经 需要 时候
+什么 许多 非常 自己 认为 表示 进入 主要 其中 以及 由于 之后 之前 目前 完成 发现 方法 时间 现在
+如果 虽然 但是 然后 还是 就是 这样 那样 怎么 为什么 今天 明天 昨天 最后 一起 问题 情况 方面 作为
+继续 提供 出现 部分 相关 同时 其他 所有 一些 地方 注意 下次 整体 决定 想要 觉得 知道 希望 喜欢""".split())
+# Kinds kept only when they recur in 2+ files: capitalised words, Chinese
+# phrases, and all-capital words (LGBTQ and API recur; a shouted "DOING" does not).
+STATISTICAL_KINDS = ("cap", "phrase", "caps")
+KIND_LABEL = {"cap": "name", "phrase": "term", "caps": "acronym"}
+KINDS = ("name", "acronym", "code", "tag", "mention", "link", "url", "path", "term")
+
+
+def entity_key(kind, text):
+    """The normalised identity of an entity: case-insensitive, so OpenClaw,
+    OPENCLAW, `openclaw`, #openclaw and [[OpenClaw]] are one entity."""
+    key = " ".join(text.split()).casefold()
+    if kind == "url":
+        return key.rstrip("/")
+    return key.lstrip("#@") or key
+
+
+def extract_entities(text):
+    """Every entity mention in a piece of Markdown, in order of kind priority."""
+    text = store_mod.mask_private(text)
+    taken = []  # spans already claimed by a stronger pattern
+    out = []
+
+    def claim(kind, start, end, spelling):
+        if any(s < end and start < e for s, e in taken):
+            return
+        taken.append((start, end))
+        spelling = spelling.strip()
+        if kind == "url":
+            spelling = spelling.rstrip(".,;:!?)'\"")
+        if not spelling:
+            return
+        if kind == "code":
+            kind = _classify_code(spelling)
+            if kind is None:
+                return
+        if kind == "caps" and (spelling in ACRONYM_NOISE or _ROMAN.match(spelling)
+                                  or sum(c.isalpha() for c in spelling) < 2):
+            return
+        out.append(Mention(kind, entity_key(kind, spelling), spelling))
+
+    for kind, pattern in _PATTERNS:
+        for m in pattern.finditer(text):
+            group = 1 if pattern.groups else 0
+            claim(kind, m.start(group), m.end(group), m.group(group))
+    for m in _SUFFIX_TERM.finditer(text):
+        term = m.group(0)
+        if not (set(m.group(1)) & CJK_STOP_CHARS):
+            claim("term", m.start(), m.end(), term)
+    for start, end, name in _capitalised_names(text):
+        claim("cap", start, end, name)
+    for start, end, phrase in _cjk_phrases(text):
+        if not any(s <= start and end <= e for s, e in taken):
+            out.append(Mention("phrase", phrase, phrase))
+    return out
+
+
+def _classify_code(span):
+    """A backticked span: a URL or path is that kind; else code (short, not prose)."""
+    if re.match(r"^https?://", span, re.I):
+        return "url"
+    if re.match(r"^(~|\.{1,2})?/", span) or re.match(r"^[\w.-]+/[\w./-]*$", span):
+        return "path"
+    if len(span.split()) > 4:
+        return None
+    return "code"
+
+
+def _capitalised_names(text):
+    """People, places and titles: capitalised words not at a sentence start."""
+    for line_start, line in _lines_with_offsets(text):
+        speaker = _SPEAKER.match(line)
+        if speaker and speaker.group(1).split()[0] not in CAPITAL_NOISE:
+            yield line_start + speaker.start(1), line_start + speaker.end(1), speaker.group(1)
+        for m in _CAPITALISED.finditer(line):
+            words = m.group(0).replace("-", " ").split()
+            start = m.start()
+            initial = _sentence_initial(line, start)
+            # "Yep John" -> John; at a sentence start also "The Grand Canyon" -> Grand Canyon
+            while words and (words[0] in CAPITAL_NOISE or (initial and words[0].lower() in store_mod.STOPWORDS)):
+                start += len(words[0]) + 1
+                words = words[1:]
+            if not words or (len(words) == 1 and start == m.start() and initial):
+                continue
+            if len(words) == 1 and len(words[0]) < 3:
+                continue
+            name = " ".join(words)
+            yield line_start + start, line_start + start + len(name), name
+
+
+def _sentence_initial(line, pos):
+    before = re.sub(r"^[\s>*#\-+\d.)]*", "", line[:pos]).rstrip()
+    return not before or before[-1] in '.!?:;"“”(（[*—–'
+
+
+def _lines_with_offsets(text):
+    offset = 0
+    for line in text.split("\n"):
+        yield offset, line
+        offset += len(line) + 1
+
+
+def _cjk_phrases(text):
+    """Chinese phrases cut at stop characters; the candidates for recurring terms
+    are each phrase of 2-6 characters and its 2- and 3-character ends."""
+    for m in _CJK_RUN.finditer(text):
+        run, base, piece_start = m.group(0), m.start(), 0
+        for i in range(len(run) + 1):
+            if i == len(run) or run[i] in CJK_STOP_CHARS:
+                piece = run[piece_start:i]
+                for offset, candidate in _phrase_candidates(piece):
+                    yield base + piece_start + offset, base + piece_start + offset + len(candidate), candidate
+                piece_start = i + 1
+
+
+def _phrase_candidates(piece):
+    seen = set()
+    if 2 <= len(piece) <= 6:
+        seen.add((0, piece))
+    for n in (2, 3):
+        if len(piece) > n:
+            seen.add((0, piece[:n]))
+            seen.add((len(piece) - n, piece[-n:]))
+    return sorted(c for c in seen if c[1] not in CJK_STOP_WORDS)
+
+
+# --------------------------------------------------------------------------
+# The link tables: kept beside the chunks, synced file by file
+# --------------------------------------------------------------------------
+# A mention row is (path, ordinal, key, kind, spelling, count).  Everything
+# else (entity counts, spellings; co-occurrence when asked) is an aggregate of
+# those rows, kept up to date by adding a file's rows and subtracting the
+# rows it had before.
+
+def file_mentions(path, chunks):
+    """Mention rows of a file from its chunks [(ordinal, text)]."""
+    rows = []
+    for ordinal, text in chunks:
+        counts = Counter((m.key, m.kind, m.spelling) for m in extract_entities(text))
+        rows.extend((path, ordinal, key, kind, spelling, n) for (key, kind, spelling), n in counts.items())
+    return rows
+
+
+class LinkDelta:
+    """Aggregate changes from mention rows added (sign +1) or removed (sign -1).
+
+    Co-occurrence is not stored: every pair of candidates in a chunk would be
+    quadratic (1.6 million rows for 668 CMRC chunks), while lookups and
+    pictures only need pairs among a few entities, cheap to count from the
+    mentions when asked."""
+
+    def __init__(self):
+        self.entities = defaultdict(lambda: [0, 0, 0])   # key -> [chunks, files, mentions]
+        self.spellings = Counter()                       # (key, spelling, kind) -> count
+
+    def add(self, rows, sign):
+        in_chunk, in_file = set(), set()
+        for path, ordinal, key, kind, spelling, n in rows:
+            in_chunk.add((key, path, ordinal))
+            in_file.add((key, path))
+            self.entities[key][2] += sign * n
+            self.spellings[(key, spelling, kind)] += sign * n
+        for key, _, _ in in_chunk:
+            self.entities[key][0] += sign
+        for key, _ in in_file:
+            self.entities[key][1] += sign
+
+
+_LINK_SCHEMA = """
+CREATE TABLE link_meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
+CREATE TABLE link_files(path TEXT PRIMARY KEY, hash TEXT) WITHOUT ROWID;
+CREATE TABLE link_mentions(path TEXT, ordinal INTEGER, key TEXT, kind TEXT, spelling TEXT,
+                           count INTEGER, PRIMARY KEY(path, ordinal, key, kind, spelling)) WITHOUT ROWID;
+CREATE INDEX link_mentions_by_key ON link_mentions(key);
+CREATE TABLE link_entities(key TEXT PRIMARY KEY, chunks INTEGER, files INTEGER,
+                           mentions INTEGER) WITHOUT ROWID;
+CREATE TABLE link_spellings(key TEXT, spelling TEXT, kind TEXT, count INTEGER,
+                            PRIMARY KEY(key, spelling, kind)) WITHOUT ROWID;
+"""
+_LINK_TABLES = ("link_meta", "link_files", "link_mentions", "link_entities", "link_spellings",
+                "link_edges")  # link_edges: a table of version 1, no longer kept
+
+
+class SqliteLinks:
+    """Link tables inside the store's SQLite index; one transaction per sync."""
+
+    def __init__(self, store):
+        self.conn = store.backend.conn
+
+    def open(self):
+        conn = self.conn
+        if self._version() == LINK_SCHEMA_VERSION:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if self._version() != LINK_SCHEMA_VERSION:
+                for table in _LINK_TABLES:
+                    conn.execute("DROP TABLE IF EXISTS %s" % table)
+                for statement in _LINK_SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute("INSERT INTO link_meta VALUES('version', ?)", (str(LINK_SCHEMA_VERSION),))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _version(self):
+        try:
+            row = self.conn.execute("SELECT value FROM link_meta WHERE key='version'").fetchone()
+        except Exception as exc:
+            if "no such table" in str(exc):
+                return None
+            raise
+        return int(row[0]) if row else None
+
+    def known_files(self):
+        return dict(self.conn.execute("SELECT path, hash FROM link_files"))
+
+    def apply(self, changes):
+        """changes: [(path, new hash or None if removed, new mention rows)]."""
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            delta = LinkDelta()
+            for path, digest, rows in changes:
+                old = conn.execute("SELECT path, ordinal, key, kind, spelling, count FROM link_mentions "
+                                   "WHERE path=?", (path,)).fetchall()
+                delta.add(old, -1)
+                delta.add(rows, +1)
+                conn.execute("DELETE FROM link_mentions WHERE path=?", (path,))
+                conn.executemany("INSERT INTO link_mentions VALUES(?, ?, ?, ?, ?, ?)", rows)
+                if digest is None:
+                    conn.execute("DELETE FROM link_files WHERE path=?", (path,))
+                else:
+                    conn.execute("INSERT OR REPLACE INTO link_files VALUES(?, ?)", (path, digest))
+            self._apply_delta(delta)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def _apply_delta(self, delta):
+        conn = self.conn
+        ent = [(k, c, f, m) for k, (c, f, m) in delta.entities.items() if c or f or m]
+        conn.executemany("INSERT OR IGNORE INTO link_entities VALUES(?, 0, 0, 0)", [(e[0],) for e in ent])
+        conn.executemany("UPDATE link_entities SET chunks=chunks+?, files=files+?, mentions=mentions+? "
+                         "WHERE key=?", [(c, f, m, k) for k, c, f, m in ent])
+        conn.execute("DELETE FROM link_entities WHERE chunks <= 0")
+        sp = [(k, s, kind, n) for (k, s, kind), n in delta.spellings.items() if n]
+        conn.executemany("INSERT OR IGNORE INTO link_spellings VALUES(?, ?, ?, 0)", [r[:3] for r in sp])
+        conn.executemany("UPDATE link_spellings SET count=count+? WHERE key=? AND spelling=? AND kind=?",
+                         [(n, k, s, kind) for k, s, kind, n in sp])
+        conn.execute("DELETE FROM link_spellings WHERE count <= 0")
+
+    # --- reads ---
+    def entity_rows(self):
+        return self.conn.execute("SELECT key, chunks, files, mentions FROM link_entities").fetchall()
+
+    def spelling_rows(self):
+        return self.conn.execute("SELECT key, spelling, kind, count FROM link_spellings").fetchall()
+
+    def mentions_of(self, keys):
+        return _chunked_in(self.conn, "SELECT key, path, ordinal, sum(count) FROM link_mentions "
+                           "WHERE key IN (%s) GROUP BY key, path, ordinal", list(keys))
+
+    def mentions_in(self, path, ordinal=None):
+        sql = "SELECT key, path, ordinal, sum(count) FROM link_mentions WHERE path=?"
+        args = [path]
+        if ordinal is not None:
+            sql += " AND ordinal=?"
+            args.append(ordinal)
+        return self.conn.execute(sql + " GROUP BY key, path, ordinal", args).fetchall()
+
+    def keys_in_chunks(self, refs):
+        """{(path, ordinal): set of keys} for the given chunks."""
+        out = defaultdict(set)
+        wanted = set(refs)
+        for path in {p for p, _ in wanted}:
+            for key, ordinal in self.conn.execute(
+                    "SELECT DISTINCT key, ordinal FROM link_mentions WHERE path=?", (path,)):
+                if (path, ordinal) in wanted:
+                    out[(path, ordinal)].add(key)
+        return out
+
+
+def _chunked_in(conn, sql, values, size=500):
+    out = []
+    for i in range(0, len(values), size):
+        part = values[i:i + size]
+        out.extend(conn.execute(sql % ",".join("?" * len(part)), part).fetchall())
+    return out
+
+
+class JsonLinks:
+    """The same information in `.memory/links.json` (for the JSON backend).
+
+    Only the mention rows are stored; the aggregates are rebuilt on load,
+    which is fine for the small folders the JSON backend is meant for."""
+
+    filename = "links.json"
+
+    def __init__(self, store):
+        self.path = os.path.join(store.index_dir, self.filename) if store.index_dir else None
+        self.files, self.rows = {}, {}
+
+    def open(self):
+        self.files, self.rows = {}, {}
+        if self.path and os.path.exists(self.path):
+            import json
+            try:
+                with open(self.path, encoding="utf-8") as f:
+                    data = json.load(f)
+                if data.get("version") == LINK_SCHEMA_VERSION:
+                    self.files = dict(data["files"])
+                    self.rows = {p: [tuple(r) for r in rs] for p, rs in data["mentions"].items()}
+            except (ValueError, KeyError, TypeError, AttributeError):
+                self.files, self.rows = {}, {}  # damaged: rebuilt from the chunks
+        self._aggregate()
+
+    def known_files(self):
+        return dict(self.files)
+
+    def apply(self, changes):
+        for path, digest, rows in changes:
+            self.rows.pop(path, None)
+            self.files.pop(path, None)
+            if digest is not None:
+                self.files[path] = digest
+                self.rows[path] = [tuple(r) for r in rows]
+        if self.path:
+            store_mod.write_json_atomic(self.path, {"version": LINK_SCHEMA_VERSION, "files": self.files,
+                                                    "mentions": self.rows})
+        self._aggregate()
+
+    def _aggregate(self):
+        delta = LinkDelta()
+        for rows in self.rows.values():
+            delta.add(rows, +1)
+        self._entities = [(k, c, f, m) for k, (c, f, m) in delta.entities.items() if c > 0]
+        self._spellings = [(k, s, kind, n) for (k, s, kind), n in delta.spellings.items() if n > 0]
+        by_key = defaultdict(Counter)
+        for path, rows in self.rows.items():
+            for _, ordinal, key, _, _, n in rows:
+                by_key[key][(path, ordinal)] += n
+        self._by_key = by_key
+
+    def entity_rows(self):
+        return list(self._entities)
+
+    def spelling_rows(self):
+        return list(self._spellings)
+
+    def mentions_of(self, keys):
+        return [(k, p, o, n) for k in keys for (p, o), n in self._by_key.get(k, {}).items()]
+
+    def mentions_in(self, path, ordinal=None):
+        out = Counter()
+        for _, o, key, _, _, n in self.rows.get(path, []):
+            if ordinal is None or o == ordinal:
+                out[(key, o)] += n
+        return [(k, path, o, n) for (k, o), n in out.items()]
+
+    def keys_in_chunks(self, refs):
+        wanted = set(refs)
+        out = defaultdict(set)
+        for path in {p for p, _ in wanted}:
+            for _, o, key, _, _, _ in self.rows.get(path, []):
+                if (path, o) in wanted:
+                    out[(path, o)].add(key)
+        return out
+
+
+# --------------------------------------------------------------------------
+# The graph: sync, entities, related memories, pictures
+# --------------------------------------------------------------------------
+
+Entity = namedtuple("Entity", "key name kind chunks files mentions")
+Entity.__doc__ = "An entity: its key, most frequent spelling, kind and how widely it is mentioned."
+Appearance = namedtuple("Appearance", "id path start_line end_line heading date snippet count")
+Related = namedtuple("Related", "id path start_line end_line heading date score shared snippet")
+Related.__doc__ = "A memory related to a target, with the entities they share (names)."
+
+# Entities in more than this share of chunks say little about relatedness
+# (and would make every lookup touch most of the index).
+COMMON_ENTITY_SHARE = 0.2
+
+
+class LinkGraph:
+    """The entity graph of a MemoryStore (call sync() before reading)."""
+
+    def __init__(self, store):
+        self.store = store
+        sqlite = isinstance(store.backend, store_mod.SqliteBackend)
+        self.links = SqliteLinks(store) if sqlite else JsonLinks(store)
+        store._guarded(self.links.open)
+        self._entities = None
+
+    # --- sync ----------------------------------------------------------------
+    def sync(self):
+        """Re-extract the files whose content changed since the last sync: (changed, removed)."""
+        current = {p: v[2] for p, v in self.store.backend.known_files().items() if v[2]}
+        known = self.links.known_files()
+        changes = []
+        for path, digest in sorted(current.items()):
+            if known.get(path) != digest:
+                rows = self.store.fetch(self.store.chunk_keys(path)).values()
+                chunks = [(r.ordinal, r.text) for r in sorted(rows, key=lambda r: r.ordinal)]
+                changes.append((path, digest, file_mentions(path, chunks)))
+        removed = [p for p in known if p not in current]
+        changes.extend((p, None, []) for p in removed)
+        if changes:
+            self.store._guarded(self.links.apply, changes)
+            self._entities = None
+        return [c[0] for c in changes if c[1] is not None], removed
+
+    # --- entities ------------------------------------------------------------
+    def entities(self):
+        """{key: Entity} of every accepted entity."""
+        if self._entities is None:
+            spellings = defaultdict(Counter)
+            for key, spelling, kind, n in self.links.spelling_rows():
+                spellings[key][(kind, spelling)] += n
+            out = {}
+            for key, chunks, files, mentions in self.links.entity_rows():
+                forms = spellings.get(key)
+                if not forms:
+                    continue
+                explicit = any(kind not in STATISTICAL_KINDS for kind, _ in forms)
+                if not explicit and files < 2:
+                    continue  # a statistical candidate that does not recur
+                (kind, name), _ = max(forms.items(), key=_display_rank)
+                name = {"tag": "#", "mention": "@"}.get(kind, "") + name
+                out[key] = Entity(key, name, KIND_LABEL.get(kind, kind), chunks, files, mentions)
+            self._entities = out
+        return self._entities
+
+    def find(self, name):
+        """The entity called `name` (any case, with or without #/@), or StoreError
+        naming the closest matches."""
+        entities = self.entities()
+        raw = name.strip()
+        for kind in ("name", "url"):
+            key = entity_key(kind, raw)
+            if key in entities:
+                return entities[key]
+        by_name = {e.name.casefold(): e for e in entities.values()}
+        if raw.casefold() in by_name:
+            return by_name[raw.casefold()]
+        import difflib
+        names = sorted({e.name for e in entities.values()})
+        close = difflib.get_close_matches(raw, names, n=3, cutoff=0.6) or \
+            [n for n in names if raw.casefold() in n.casefold()][:3]
+        hint = (" (did you mean %s?)" % " or ".join(close)) if close else ""
+        raise StoreError("unknown entity %r%s" % (raw, hint))
+
+    def idf(self, entity):
+        n = max(self.store.chunk_count(), 1)
+        return math.log(1.0 + n / max(entity.chunks, 1))
+
+    # --- lookups ---------------------------------------------------------------
+    def appearances(self, entity, limit=20):
+        """Where an entity appears, newest first (undated files last)."""
+        counts = {(p, o): n for _, p, o, n in self.links.mentions_of([entity.key])}
+        rows = self._rows(counts)
+        spellings = [entity.name] + [entity.key.lstrip("#@")]
+        out = []
+        for (p, o), row in rows.items():
+            out.append(Appearance(store_mod.chunk_id(p, o), p, row.start_line, row.end_line, row.heading,
+                                  row.date, _line_with(row.text, spellings), counts[(p, o)]))
+        out.sort(key=lambda a: (a.date is not None, a.date or "", a.path, -a.start_line), reverse=True)
+        return out[:limit]
+
+    def neighbours(self, entity, limit=10):
+        """[(Entity, weight)]: the entities most often in the same chunk as this one."""
+        entities = self.entities()
+        refs = [(p, o) for _, p, o, _ in self.links.mentions_of([entity.key])]
+        counts = Counter()
+        for keys in self.links.keys_in_chunks(refs).values():
+            counts.update(k for k in keys if k in entities and k != entity.key)
+        out = [(entities[k], w) for k, w in counts.items()]
+        out.sort(key=lambda ew: (-ew[1], -ew[0].chunks, ew[0].name))
+        return out[:limit]
+
+    def links_among(self, keys):
+        """[(Entity, Entity, chunks shared)] for every linked pair of the given entities."""
+        entities = self.entities()
+        chunks = defaultdict(set)
+        for key, p, o, _ in self.links.mentions_of(keys):
+            chunks[key].add((p, o))
+        ordered = sorted(chunks)
+        out = []
+        for i, a in enumerate(ordered):
+            for b in ordered[i + 1:]:
+                shared = len(chunks[a] & chunks[b])
+                if shared:
+                    out.append((entities[a], entities[b], shared))
+        out.sort(key=lambda e: (-e[2], e[0].name, e[1].name))
+        return out
+
+    def _rows(self, chunk_refs):
+        """{(path, ordinal): ChunkRow} for chunk references."""
+        by_path = defaultdict(set)
+        for p, o in chunk_refs:
+            by_path[p].add(o)
+        out = {}
+        for p, ordinals in by_path.items():
+            for row in self.store.fetch(self.store.chunk_keys(p)).values():
+                if row.ordinal in ordinals:
+                    out[(p, row.ordinal)] = row
+        return out
+
+    def resolve_target(self, target):
+        """A chunk id 'path#n' or a file path -> (path, [ordinals])."""
+        path, _, ordinal = target.rpartition("#") if "#" in target else (target, "", "")
+        path = path.replace("\\", "/").lstrip("./") if path.startswith("./") else path.replace("\\", "/")
+        store_mod.safe_join(self.store.root, path)
+        keys = self.store.chunk_keys(path)
+        if not keys:
+            raise StoreError("no memory file %r in the index" % path)
+        rows = self.store.fetch(keys).values()
+        if ordinal != "":
+            if not ordinal.isdigit() or int(ordinal) not in {r.ordinal for r in rows}:
+                raise StoreError("no chunk %s (the file has %d chunks, #0-#%d)" % (target, len(keys), len(keys) - 1))
+            return path, [int(ordinal)]
+        return path, sorted(r.ordinal for r in rows)
+
+    def related(self, target, limit=5, scoring="overlap"):
+        """Memories sharing entities with a chunk ('path#n') or a file, best first."""
+        path, ordinals = self.resolve_target(target)
+        return self.related_to_chunks([(path, o) for o in ordinals], limit, scoring,
+                                      exclude_file=len(ordinals) > 1 or "#" not in target)
+
+    def related_to_chunks(self, chunks, limit=5, scoring="overlap", exclude_file=False):
+        """Chunks sharing entities with the given ones.  Scored by the idf-weighted
+        share of the target's entities they contain ("overlap"; measured better
+        than weighted Jaccard on LoCoMo multi-hop, see bench/linker.py)."""
+        entities = self.entities()
+        own = set()
+        for p, o in chunks:
+            own.update(k for k, _, _, _ in self.links.mentions_in(p, o) if k in entities)
+        if not own:
+            return []
+        n = max(self.store.chunk_count(), 1)
+        weight = {k: self.idf(entities[k]) for k in own}
+        useful = [k for k in own if entities[k].chunks <= max(50, COMMON_ENTITY_SHARE * n)] or list(own)
+        targets = set(chunks)
+        target_rows = self._rows(targets)
+        shared = defaultdict(set)
+        for key, p, o, _ in self.links.mentions_of(useful):
+            if (p, o) in targets or (exclude_file and p in {t[0] for t in targets}):
+                continue
+            shared[(p, o)].add(key)
+        scored = {ref: sum(weight[k] for k in keys) for ref, keys in shared.items()}
+        pool = sorted(scored, key=lambda r: (-scored[r], r))[:max(50, limit * 5)]
+        rows = self._rows(pool)
+        total_own = sum(weight.values())
+        results = []
+        for ref in pool:
+            row = rows.get(ref)
+            if row is None or _overlaps(row, target_rows.values()):
+                continue
+            if scoring == "jaccard":
+                theirs = {k for k, _, _, _ in self.links.mentions_in(*ref) if k in entities}
+                union = total_own + sum(self.idf(entities[k]) for k in theirs - own)
+                score = scored[ref] / union if union else 0.0
+            else:
+                score = scored[ref] / total_own
+            names = [entities[k].name for k in sorted(shared[ref], key=lambda k: -weight[k])]
+            results.append(Related(store_mod.chunk_id(*ref), ref[0], row.start_line, row.end_line,
+                                   row.heading, row.date, round(score, 4), names,
+                                   _line_with(row.text, names)))
+        results.sort(key=lambda r: (-r.score, r.path, r.start_line))
+        return results[:limit]
+
+    def related_to_hits(self, hits, limit=3):
+        """Memories linked to search hits by shared entities, not already among them."""
+        seen = {(h.path, h.start_line, h.end_line) for h in hits}
+        out = []
+        for hit in hits[:3]:
+            ordinal = int(hit.id.rsplit("#", 1)[1])
+            for r in self.related_to_chunks([(hit.path, ordinal)], limit=limit * 2):
+                if (r.path, r.start_line, r.end_line) in seen or any(o.id == r.id for o, _ in out):
+                    continue
+                if any(h.path == r.path and h.start_line <= r.end_line and r.start_line <= h.end_line
+                       for h in hits):
+                    continue
+                out.append((r, hit.id))
+        out.sort(key=lambda rh: -rh[0].score)
+        return out[:limit]
+
+    # --- tables and pictures ---------------------------------------------------
+    def table(self, top=None, kind=None):
+        ents = [e for e in self.entities().values() if kind is None or e.kind == kind]
+        ents.sort(key=lambda e: (-e.chunks, -e.mentions, e.name))
+        return ents[:top] if top else ents
+
+    def strongest_links(self, top=10, among=60):
+        """The strongest links among the `among` most mentioned entities."""
+        return self.links_among([e.key for e in self.table(among)])[:top]
+
+    def subgraph(self, entity=None, depth=1, top=15):
+        """(nodes [Entity], edges [(Entity, Entity, weight)]) for a picture.
+
+        Around an entity: breadth-first to `depth`, the `top` strongest
+        neighbours at each step.  Without one: the `top` most mentioned
+        entities and the links among them."""
+        entities = self.entities()
+        if entity is None:
+            nodes = {e.key for e in self.table(top)}
+        else:
+            nodes, frontier = {entity.key}, [entity]
+            for _ in range(depth):
+                nxt = []
+                for e in frontier:
+                    for other, _ in self.neighbours(e, limit=top):
+                        if other.key not in nodes and len(nodes) < top + 1:
+                            nodes.add(other.key)
+                            nxt.append(other)
+                frontier = nxt
+        edges = _backbone(self.links_among(nodes), entity.key if entity else None)
+        return [entities[k] for k in sorted(nodes, key=lambda k: (-entities[k].chunks, k))], edges
+
+
+_KIND_RANK = {"name": 5, "cap": 5, "link": 4, "term": 4, "phrase": 4, "caps": 3, "acronym": 3,
+              "url": 2, "path": 2, "mention": 1, "tag": 1, "code": 0}
+
+
+def _display_rank(form):
+    """Which spelling names an entity: the most frequent; on a tie the proper
+    name over the tag or code form, capitals over lower case."""
+    (kind, spelling), count = form
+    return count, _KIND_RANK.get(kind, 0), spelling != spelling.lower(), spelling
+
+
+def _backbone(edges, centre=None, per_node=3):
+    """Keep a picture readable: each node's strongest few links (all of the centre's)."""
+    kept, degree = [], Counter()
+    for a, b, w in edges:
+        if centre in (a.key, b.key) or (degree[a.key] < per_node and degree[b.key] < per_node):
+            kept.append((a, b, w))
+            degree[a.key] += 1
+            degree[b.key] += 1
+    return kept
+
+
+def _overlaps(row, others):
+    return any(o.path == row.path and o.start_line <= row.end_line and row.start_line <= o.end_line
+               for o in others)
+
+
+def _line_with(text, needles, width=160):
+    """The first line of text containing one of the needles (else the first line), cut to width."""
+    lines = [l.strip() for l in text.split("\n") if l.strip() and not store_mod.is_heading(l)] or \
+        [l.strip() for l in text.split("\n") if l.strip()]
+    if not lines:
+        return ""
+    lowered = [n.casefold() for n in needles if n]
+    line = next((l for l in lines if any(n in l.casefold() for n in lowered)), lines[0])
+    return line if len(line) <= width else line[:width - 1] + "…"
+
+
+# --------------------------------------------------------------------------
+# Pictures: DOT (Graphviz), Mermaid, JSON
+# --------------------------------------------------------------------------
+
+KIND_COLOURS = {"name": "#dbe8fb", "term": "#dcf2dc", "acronym": "#fff2c2", "code": "#ececec",
+                "tag": "#f9dcef", "mention": "#f9dcef", "link": "#e6e0f8", "url": "#ffffff",
+                "path": "#ffffff"}
+
+
+def graph_json(nodes, edges):
+    return {"nodes": [{"id": e.key, "name": e.name, "kind": e.kind, "chunks": e.chunks, "files": e.files}
+                      for e in nodes],
+            "edges": [{"source": a.key, "target": b.key, "weight": w} for a, b, w in edges]}
+
+
+def graph_dot(nodes, edges):
+    """Graphviz DOT: node size by how often an entity is mentioned, edge width by shared chunks."""
+    def q(text):
+        return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
+    top = max([e.chunks for e in nodes] or [1])
+    heaviest = max([w for _, _, w in edges] or [1])
+    out = ["graph memory {",
+           '  graph [layout=neato, overlap=false, splines=true, fontname="sans-serif"];',
+           '  node [shape=box, style="rounded,filled", fontname="sans-serif", color="#8899aa"];',
+           '  edge [color="#7a8a9a"];']
+    for e in nodes:
+        size = 10 + 8 * e.chunks / top
+        label = '"%s\\n%s · %d"' % (q(e.name)[1:-1], e.kind, e.chunks)
+        out.append("  %s [label=%s, fillcolor=%s, fontsize=%.0f];" % (
+            q(e.key), label, q(KIND_COLOURS.get(e.kind, "#ffffff")), size))
+    for a, b, w in edges:
+        out.append("  %s -- %s [penwidth=%.1f, label=%s];" % (q(a.key), q(b.key), 1 + 3.0 * w / heaviest,
+                                                              q(str(w))))
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def graph_mermaid(nodes, edges):
+    """Mermaid flowchart (renders in GitHub, Obsidian and most Markdown viewers)."""
+    ids = {e.key: "n%d" % i for i, e in enumerate(nodes)}
+
+    def label(text):
+        return text.replace('"', "#quot;").replace("[", "#91;").replace("]", "#93;")
+    out = ["graph LR"]
+    for e in nodes:
+        out.append('  %s["%s · %d"]:::%s' % (ids[e.key], label(e.name), e.chunks, e.kind))
+    for a, b, w in edges:
+        out.append("  %s ---|%d| %s" % (ids[a.key], w, ids[b.key]))
+    for kind in sorted({e.kind for e in nodes}):
+        out.append("  classDef %s fill:%s,stroke:#8899aa" % (kind, KIND_COLOURS.get(kind, "#ffffff")))
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------
+# CLI: link.sh
+# --------------------------------------------------------------------------
+
+def _cli():
+    import memory_search as ms_cli  # the shared CLI helpers (one place for output)
+    return ms_cli
+
+
+def open_graph(args):
+    store = store_mod.MemoryStore(args.dir, backend=args.backend)
+    try:
+        _cli().sync_quietly(store, prog="link")
+        graph = LinkGraph(store)
+        graph.sync()
+    except BaseException:
+        store.close()
+        raise
+    return store, graph
+
+
+def entity_json(e):
+    return {"name": e.name, "kind": e.kind, "chunks": e.chunks, "files": e.files, "mentions": e.mentions}
+
+
+def cmd_build(args):
+    cli = _cli()
+    cli.no_words(args)
+    store, graph = open_graph(args)
+    try:
+        ents = graph.table()
+        by_kind = Counter(e.kind for e in ents)
+        summary = {"files": len(store.backend.known_files()), "chunks": store.chunk_count(),
+                   "entities": len(ents), "by_kind": dict(by_kind.most_common()),
+                   "top_entities": [entity_json(e) for e in ents[:10]],
+                   "top_links": [{"a": a.name, "b": b.name, "weight": w} for a, b, w in graph.strongest_links(10)]}
+    finally:
+        store.close()
+    if args.json:
+        cli.print_json(summary)
+        return 0
+    out = sys.stdout.write
+    kinds = ", ".join("%d %s" % (n, k) for k, n in by_kind.most_common())
+    out("Linked %d files, %d chunks: %d entities (%s)\n" % (summary["files"], summary["chunks"],
+                                                           len(ents), kinds or "none"))
+    if ents:
+        out("\nMost mentioned:\n")
+        for e in ents[:10]:
+            out("  %s %-8s %3d chunks, %d files\n" % (cli.pad(e.name, 28), e.kind, e.chunks, e.files))
+    if summary["top_links"]:
+        out("\nStrongest links (chunks shared):\n")
+        for link in summary["top_links"]:
+            out("  %s — %s  %d\n" % (link["a"], link["b"], link["weight"]))
+    return 0
+
+
+def cmd_entity(args):
+    cli = _cli()
+    if len(args.words) < 1:
+        raise cli.UsageError("entity needs a NAME (try: link.sh entities)")
+    store, graph = open_graph(args)
+    try:
+        entity = graph.find(" ".join(args.words))
+        places = graph.appearances(entity, args.limit or 20)
+        neighbours = graph.neighbours(entity, 10)
+    finally:
+        store.close()
+    if args.json:
+        cli.print_json(dict(entity_json(entity), appears=[
+            {"id": a.id, "path": a.path, "start_line": a.start_line, "end_line": a.end_line,
+             "heading": a.heading, "date": a.date, "snippet": a.snippet, "count": a.count} for a in places],
+            related_entities=[dict(entity_json(e), weight=w) for e, w in neighbours]))
+        return 0
+    colour = cli.use_colour()
+    bold, dim, off = ("\033[1m", "\033[2m", "\033[0m") if colour else ("", "", "")
+    out = sys.stdout.write
+    out("%s%s%s (%s): %d chunks in %d files\n" % (bold, entity.name, off, entity.kind, entity.chunks, entity.files))
+    out("\nAppears in (newest first):\n")
+    for a in places:
+        out("  %s:%d-%d  %s%s%s\n     %s\n" % (a.path, a.start_line, a.end_line, dim, a.heading, off, a.snippet))
+    if entity.chunks > len(places):
+        out("  … and %d more (use --limit)\n" % (entity.chunks - len(places)))
+    if neighbours:
+        out("\nOften with: %s\n" % ", ".join("%s (%d)" % (e.name, w) for e, w in neighbours))
+    return 0
+
+
+def cmd_related(args):
+    cli = _cli()
+    if len(args.words) != 1:
+        raise cli.UsageError("related takes one chunk id (file.md#5) or file path")
+    store, graph = open_graph(args)
+    try:
+        results = graph.related(args.words[0], args.limit or 5)
+    finally:
+        store.close()
+    if args.json:
+        cli.print_json({"target": args.words[0], "results": [related_json(r) for r in results]})
+        return 0
+    out = sys.stdout.write
+    if not results:
+        out("Nothing shares entities with %s.\n" % args.words[0])
+    for i, r in enumerate(results, 1):
+        out("%d. %.2f  %s:%d-%d  %s\n   via %s\n   %s\n" % (i, r.score, r.path, r.start_line, r.end_line,
+                                                         r.heading, ", ".join(r.shared), r.snippet))
+    return 0
+
+
+def related_json(r, **extra):
+    return dict({"id": r.id, "path": r.path, "start_line": r.start_line, "end_line": r.end_line,
+                 "heading": r.heading, "score": r.score, "shared": r.shared, "snippet": r.snippet}, **extra)
+
+
+def cmd_entities(args):
+    cli = _cli()
+    cli.no_words(args)
+    store, graph = open_graph(args)
+    try:
+        ents = graph.table(args.top or 30, args.kind)
+    finally:
+        store.close()
+    if args.json:
+        cli.print_json({"entities": [entity_json(e) for e in ents]})
+        return 0
+    sys.stdout.write("%s %-8s %6s %6s\n" % (cli.pad("entity", 32), "kind", "chunks", "files"))
+    for e in ents:
+        sys.stdout.write("%s %-8s %6d %6d\n" % (cli.pad(e.name, 32), e.kind, e.chunks, e.files))
+    return 0
+
+
+def cmd_graph(args):
+    cli = _cli()
+    cli.no_words(args)
+    store, graph = open_graph(args)
+    try:
+        centre = graph.find(args.entity) if args.entity else None
+        nodes, edges = graph.subgraph(centre, args.depth or 1, args.top or 15)
+    finally:
+        store.close()
+    fmt = "json" if args.json else (args.format or "mermaid")
+    if fmt == "json":
+        cli.print_json(graph_json(nodes, edges))
+    else:
+        sys.stdout.write((graph_dot if fmt == "dot" else graph_mermaid)(nodes, edges))
+    return 0
+
+
+def _commands():
+    cli = _cli()
+    Opt = cli.Opt
+    common = cli.COMMON_OPTS
+    limit = Opt(("--limit", "-n"), "limit", "N", cli._positive_int, "how many to show")
+    return {
+        None: ([], "link.sh COMMAND [options]", "How memories connect: entities and the memories that share them.",
+               cmd_help),
+        "build": (common, "link.sh build [--json]",
+                  "Sync the entity graph and summarise it.", cmd_build),
+        "entity": (common + [limit], "link.sh entity NAME [--limit N] [--json]",
+                   "Where an entity appears (newest first) and what it appears with.", cmd_entity),
+        "related": (common + [limit], "link.sh related ID|PATH [--limit N] [--json]",
+                    "Memories sharing entities with a chunk (file.md#5) or a file.", cmd_related),
+        "entities": (common + [Opt(("--top",), "top", "N", cli._positive_int, "how many (default 30)"),
+                               Opt(("--kind",), "kind", "KIND", cli._choice(*KINDS), "only this kind: "
+                                   + ", ".join(KINDS))],
+                     "link.sh entities [--top N] [--kind KIND] [--json]", "The entity table, most mentioned first.",
+                     cmd_entities),
+        "graph": (common + [Opt(("--entity",), "entity", "NAME", str, "centre the picture on an entity"),
+                            Opt(("--depth",), "depth", "N", cli._positive_int, "steps out from --entity (default 1)"),
+                            Opt(("--top",), "top", "N", cli._positive_int, "entities to show (default 15)"),
+                            Opt(("--format",), "format", "FMT", cli._choice("dot", "mermaid", "json"),
+                                "dot (Graphviz), mermaid (default) or json")],
+                  "link.sh graph [--entity NAME] [--depth N] [--top N] [--format dot|mermaid|json]",
+                  "Draw the entity graph.", cmd_graph),
+    }
+
+
+LINK_HELP = """commands:
+  link.sh build                      sync the entity graph and summarise it
+  link.sh entity OpenClaw            where an entity appears, and what it appears with
+  link.sh related 2026-02-20.md#5    memories sharing entities with a chunk (or a file)
+  link.sh entities [--kind term]     the entity table
+  link.sh graph --entity OpenClaw --format dot | dot -Tsvg > graph.svg
+
+Every command syncs the index first and accepts --dir DIR and --json.
+exit codes: 0 ok, 1 runtime error (e.g. unknown entity), 2 usage error."""
+
+
+def cmd_help(args):
+    cli = _cli()
+    if args.words:
+        raise cli.UsageError("unknown command %r (commands: %s)" % (args.words[0], ", ".join(
+            k for k in _commands() if k)))
+    sys.stdout.write(cli.format_help("link.sh COMMAND [options]",
+                                     "How memories connect: entities and the memories that share them.",
+                                     [], LINK_HELP))
+    return 0
+
+
+def main(argv=None):
+    return _cli().run_cli(argv, _commands(), "link", LINK_HELP)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
