@@ -14,16 +14,22 @@ score means the same thing from query to query, then merged by weight.
 import math
 import os
 import sys
-from collections import namedtuple
+from collections import Counter, namedtuple
 
 import memory_store as store_mod
-from memory_store import Filters, StoreError, tokenize, term_grams, feature_weight
+from memory_store import Filters, StoreError, tokenize
 
 # Defaults chosen by measurement on ../shared/eval-data (see bench/ and README).
-WEIGHT_KEYWORD = 0.5   # hybrid = WEIGHT_KEYWORD * keyword + (1 - WEIGHT_KEYWORD) * vector
+WEIGHT_KEYWORD = 0.7   # hybrid = WEIGHT_KEYWORD * keyword + (1 - WEIGHT_KEYWORD) * vector
 KEYWORD_SCALE = 1.5    # keyword score = 1 - exp(-KEYWORD_SCALE * bm25 / sum(idf))
-CANDIDATE_POOL = 100   # BM25 candidates the vector channel re-scores
+CANDIDATE_POOL = 50    # BM25 candidates the vector channel re-scores
+RERANK_DEPTH = 20      # the best hits get a bonus for holding the query in one line...
+PROXIMITY_WEIGHT = 0.15  # ...worth this much (scores are renormalised to [0, 1])
+DATE_WEIGHT = 0.1      # bonus for a file dated on a day (or month) the query names
+MERGE_GAP = 2          # hits this close in one file become one passage...
+MERGE_MAX_LINES = 9    # ...of at most this many lines
 MAX_QUERY_TERMS = 64   # the rarest terms of a very long query
+PROBE_POSTINGS = 5000  # FTS5 is asked for the rarest terms, up to this many postings
 DEFAULT_LIMIT = 5
 SNIPPET_CHARS = 220
 
@@ -68,94 +74,234 @@ def analyse_query(store, query):
 # The two channels and the merge
 # --------------------------------------------------------------------------
 
-def keyword_channel(store, terms, dfs, n_docs, filters, pool=CANDIDATE_POOL):
-    """{key: score in [0, 1]} from BM25, for the best `pool` chunks."""
+def probe_terms(distinct, dfs):
+    """The terms worth asking the inverted index for: the rarest, as long as
+    their postings stay within PROBE_POSTINGS (once there are enough for a
+    pool).  FTS5 scores every chunk a term matches, so a term in a quarter of
+    a big index costs tens of milliseconds while a chunk holding only it
+    would rank below the chunks holding the rarer terms anyway.  Every query
+    term still counts in the score of the candidates found."""
+    probe, postings = [], 0
+    for term in sorted(distinct, key=lambda t: (dfs[t], t)):
+        if probe and postings >= CANDIDATE_POOL and postings + dfs[term] > PROBE_POSTINGS:
+            break
+        probe.append(term)
+        postings += dfs[term]
+    return probe
+
+
+def keyword_channel(store, terms, dfs, n_docs, filters):
+    """Candidates and their keyword scores: ({key: ChunkRow}, {key: term counts},
+    {key: score in [0, 1]}).
+
+    FTS5 ranks chunks by BM25 over the query's rarer terms and returns the
+    best CANDIDATE_POOL; their BM25 over all the query's terms (FTS5's own
+    formula) is then mapped to [0, 1] by 1 - exp(-KEYWORD_SCALE x bm25 / sum
+    of idf), about 0.78 for a chunk holding every term once."""
     distinct = list(dict.fromkeys(terms))
-    # Terms in half the chunks or more have an FTS5 idf of ~0: asking FTS5 for
-    # them costs time and changes no score, so only rarer terms are matched.
-    rare = [t for t in distinct if dfs[t] < n_docs / 2.0] or distinct
-    raw = store.keyword(rare, pool, filters)
-    scale = sum(fts5_idf(n_docs, dfs[t]) for t in rare) or 1.0
-    return {key: 1.0 - math.exp(-KEYWORD_SCALE * bm25 / scale) for key, bm25 in raw}
+    found = store.keyword(probe_terms(distinct, dfs), CANDIDATE_POOL, filters)
+    rows = store.fetch([key for key, _ in found])
+    counts = {key: _term_counts(row) for key, row in rows.items()}
+    idf = {t: fts5_idf(n_docs, dfs[t]) for t in distinct}
+    scale = sum(idf.values()) or 1.0
+    avg_len = (store.total_terms() / float(n_docs)) or 1.0
+    k1, b = store_mod.BM25_K1, store_mod.BM25_B
+    scores = {}
+    for key, (body, head, length) in counts.items():
+        norm = k1 * (1 - b + b * length / avg_len)
+        bm25 = 0.0
+        for t, w in idf.items():
+            tf = body.get(t, 0) + store_mod.HEADING_WEIGHT * head.get(t, 0)
+            if tf:
+                bm25 += w * tf * (k1 + 1) / (tf + norm)
+        scores[key] = 1.0 - math.exp(-KEYWORD_SCALE * bm25 / scale)
+    return rows, counts, scores
+
+
+def _term_counts(row):
+    """(body term counts, heading term counts, length in terms) of a stored chunk."""
+    body = Counter(row.body.split())
+    head = Counter(row.head.split()) if row.head else Counter()
+    return body, head, sum(body.values()) + sum(head.values())
 
 
 def query_vector(terms, store, dfs, n_docs):
-    """ltc query weights {feature: weight}, unit length."""
-    counts = store_mod.vector_counts(terms)
-    grams = [f for f in counts if f[0] == "#"]
-    gram_dfs = store.doc_freqs(grams) if grams else {}
+    """ltc query weights {feature: weight} of unit length: log tf x idf for
+    terms, GRAM_WEIGHT x idf for the trigrams of its Latin words."""
+    counts, grams = store_mod.vector_features(terms)
+    gram_dfs = store.doc_freqs(sorted(grams)) if grams else {}
     weights = {}
-    for feature, n in counts.items():
-        df = gram_dfs.get(feature) if feature[0] == "#" else dfs.get(feature)
-        if df:
-            weights[feature] = (1 + math.log(n)) * math.log(1 + n_docs / df) * feature_weight(feature)
+    for term, n in counts.items():
+        if dfs.get(term):
+            weights[term] = store_mod.log_tf(n) * math.log(1 + n_docs / dfs[term])
+    for gram, df in gram_dfs.items():
+        weights[gram] = store_mod.GRAM_WEIGHT * math.log(1 + n_docs / df)
     norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
     return {f: w / norm for f, w in weights.items()}
 
 
-def vector_channel(rows, qvec):
+def vector_channel(rows, counts, qvec):
     """{key: cosine} of each candidate row against the query vector."""
-    gram_cache = {}
-
-    def query_grams(term):
-        hit = gram_cache.get(term)
-        if hit is None:
-            hit = gram_cache[term] = [g for g in term_grams(term) if g in qvec]
-        return hit
-
+    qterms = [f for f in qvec if f[0] != "#"]
+    has_grams = len(qterms) < len(qvec)
+    shared_grams = {}  # term -> its trigrams that the query has too
     scores = {}
+    log_tf = store_mod.log_tf
     for key, row in rows.items():
-        counts = {}
-        for term in row.terms.split():
-            if term in qvec:
-                counts[term] = counts.get(term, 0) + 1
-            for gram in query_grams(term):
-                counts[gram] = counts.get(gram, 0) + 1
-        dot = sum(qvec[f] * (1 + math.log(n)) * feature_weight(f) for f, n in counts.items())
-        scores[key] = dot / row.norm
+        body, head, _ = counts[key]
+        dot = sum(qvec[t] * log_tf(body.get(t, 0) + head.get(t, 0)) for t in qterms
+                  if t in body or t in head)
+        if has_grams:
+            grams = set()
+            for term in (body.keys() | head.keys()) if head else body:
+                hit = shared_grams.get(term)
+                if hit is None:
+                    hit = shared_grams[term] = [g for g in store_mod.cached_grams(term) if g in qvec]
+                if hit:
+                    grams.update(hit)
+            dot += store_mod.GRAM_WEIGHT * sum(qvec[g] for g in grams)
+        scores[key] = min(1.0, dot / row.norm)
     return scores
 
 
+def proximity(body, idf, total):
+    """How much of the query a single line of the chunk holds (idf-weighted,
+    0-1): words that meet in one line answer better than words scattered over
+    six.  body is the stored terms, one line per text line."""
+    best = 0.0
+    for line in body.split("\n"):
+        if line:
+            best = max(best, sum(idf.get(t, 0.0) for t in set(line.split())))
+    return best / total if total else 0.0
+
+
+_MONTHS = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), 1)}
+_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+_MONTH = r"(?P<mon>%s)\.?" % "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DATE_PATTERNS = [
+    r"(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})",
+    r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月(?:\s*(?P<d>\d{1,2})\s*[日号])?",
+    r"(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]",
+    r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+(?P<y>\d{4})\b",
+    r"\b" + _MONTH + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})\b",
+    r"\b" + _MONTH + r",?\s+(?P<y>\d{4})\b",
+    r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\b",
+    r"\b" + _MONTH + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b",
+    r"\b(?:in|during|since|of|early|late|mid)\s+" + _MONTH + r"\b",
+]
+
+
+def query_dates(query):
+    """Dates a query names, as (year, month, day) with None for parts not given:
+    '2026-02-19', '19 February 2026', 'February 2026', 'in June', '2月19日'."""
+    import re
+    found, taken = [], []
+    text = query.lower()
+    if not any(c.isdigit() for c in text) and not set(re.split(r"[^a-z]+", text)) & _MONTHS.keys():
+        return found  # the common case: skip compiling the patterns
+    for pattern in _DATE_PATTERNS:
+        for m in re.finditer(pattern, text):
+            if any(s < m.end() and m.start() < e for s, e in taken):
+                continue
+            parts = m.groupdict()
+            month = _MONTHS.get(parts.get("mon")) if parts.get("mon") else int(parts["m"])
+            day = int(parts["d"]) if parts.get("d") else None
+            year = int(parts["y"]) if parts.get("y") else None
+            if 1 <= month <= 12 and (day is None or 1 <= day <= 31):
+                found.append((year, month, day))
+                taken.append((m.start(), m.end()))
+    return found
+
+
+def date_matches(date, wanted):
+    """Whether a chunk's YYYY-MM-DD date fits one of the (year, month, day) wanted."""
+    if not date or not wanted:
+        return False
+    y, m, d = int(date[:4]), int(date[5:7]), int(date[8:10])
+    return any((wy is None or wy == y) and wm == m and (wd is None or wd == d) for wy, wm, wd in wanted)
+
+
 def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=0.0, filters=None):
-    """Rank the memory's chunks for a query: [Hit], best first."""
+    """Rank the memory's chunks for a query: [Hit], best first.
+
+    BM25 picks the candidates, the TF-IDF cosine re-scores them, the best
+    RERANK_DEPTH get a bonus for holding the query in one line, and hits that
+    touch in the same file are merged into one passage."""
     if mode not in ("hybrid", "keyword", "vector"):
         raise UsageError("unknown mode %r (use hybrid, keyword or vector)" % mode)
     terms, dfs, n_docs = analyse_query(store, query)
     if not terms:
         return []
-    keyword = keyword_channel(store, terms, dfs, n_docs, filters)
-    rows = store.fetch(list(keyword))
-    vector = vector_channel(rows, query_vector(terms, store, dfs, n_docs)) if mode != "keyword" else {}
+    rows, counts, keyword = keyword_channel(store, terms, dfs, n_docs, filters)
+    vector = vector_channel(rows, counts, query_vector(terms, store, dfs, n_docs)) if mode != "keyword" else {}
     w = {"hybrid": WEIGHT_KEYWORD, "keyword": 1.0, "vector": 0.0}[mode]
     merged = {k: w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0) for k in rows}
     order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
-    hits, taken = [], []
-    qset = set(terms)
+    if mode == "hybrid":
+        order = _rerank(order, rows, merged, terms, dfs, n_docs, query_dates(query))
+    return _passages(order, rows, merged, keyword, vector, set(terms), limit, min_score)
+
+
+def _rerank(order, rows, merged, terms, dfs, n_docs, dates):
+    """Bonuses for the best hits: the query in one line (proximity), and a
+    file dated on a day the query names (kept in [0, 1] by renormalising)."""
+    idf = {t: math.log(1 + n_docs / dfs[t]) for t in set(terms)}
+    total = sum(idf.values())
+    scale = 1 + PROXIMITY_WEIGHT + (DATE_WEIGHT if dates else 0.0)
+    for i, key in enumerate(order):
+        score = merged[key]
+        if i < RERANK_DEPTH:
+            score += PROXIMITY_WEIGHT * proximity(rows[key].body, idf, total)
+        if date_matches(rows[key].date, dates):
+            score += DATE_WEIGHT
+        merged[key] = score / scale
+    return sorted(order, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
+
+
+def _passages(order, rows, merged, keyword, vector, qterms, limit, min_score):
+    """Hits in rank order.  A hit that touches an earlier one in the same file
+    (within MERGE_GAP lines, at most MERGE_MAX_LINES together) joins it as one
+    passage; one mostly covered by an earlier hit is dropped."""
+    hits = []
     for key in order:
-        row = rows[key]
-        if merged[key] < min_score or merged[key] <= 0:
+        row, score = rows[key], merged[key]
+        if score < min_score or score <= 0:
             break
-        if _mostly_covered(row, taken):
+        placed = False
+        for i, hit in enumerate(hits):
+            if hit.path != row.path:
+                continue
+            start, end = min(hit.start_line, row.start_line), max(hit.end_line, row.end_line)
+            touching = row.start_line <= hit.end_line + MERGE_GAP + 1 and \
+                row.end_line >= hit.start_line - MERGE_GAP - 1
+            overlap = min(hit.end_line, row.end_line) - max(hit.start_line, row.start_line) + 1
+            if touching and end - start + 1 <= MERGE_MAX_LINES:
+                hits[i] = hit._replace(start_line=start, end_line=end, text=_joined_text(hit, row))
+                placed = True
+            elif overlap * 2 >= row.end_line - row.start_line + 1:
+                placed = True  # a near-duplicate of a better hit
+            if placed:
+                break
+        if placed:
             continue
-        taken.append(row)
-        hits.append(Hit(store_mod.chunk_id(row.path, row.ordinal), row.path, row.start_line,
-                        row.end_line, row.heading, row.date, round(merged[key], 4),
-                        round(keyword.get(key, 0.0), 4), round(vector.get(key, 0.0), 4),
-                        make_snippet(row.text, qset), row.text))
         if len(hits) >= limit:
             break
+        hits.append(Hit(store_mod.chunk_id(row.path, row.ordinal), row.path, row.start_line,
+                        row.end_line, row.heading, row.date, round(score, 4),
+                        round(keyword.get(key, 0.0), 4), round(vector.get(key, 0.0), 4),
+                        make_snippet(row.text, qterms, row.body), row.text))
     return hits
 
 
-def _mostly_covered(row, taken):
-    """A near-duplicate: half or more of its lines already in a better hit."""
-    size = row.end_line - row.start_line + 1
-    for t in taken:
-        if t.path == row.path:
-            overlap = min(t.end_line, row.end_line) - max(t.start_line, row.start_line) + 1
-            if overlap * 2 >= size:
-                return True
-    return False
+def _joined_text(hit, row):
+    """The text of two merged line ranges (each line once, gaps left empty)."""
+    lines = {}
+    for start, text in ((hit.start_line, hit.text), (row.start_line, row.text)):
+        for i, line in enumerate(text.split("\n")):
+            lines.setdefault(start + i, line)
+    return "\n".join(lines.get(n, "") for n in range(min(lines), max(lines) + 1))
 
 
 # --------------------------------------------------------------------------
@@ -173,11 +319,12 @@ def match_spans(text, qterms):
     """Character spans of text whose terms are query terms (for highlighting)."""
     qterms = display_terms(qterms)
     spans = []
-    for m in store_mod._TOKEN_RE.finditer(text.lower() if text.isascii() else _fold(text)):
-        run = m.group("cjk")
-        if run is None:
-            if set(tokenize(m.group("word"))) & qterms:
-                spans.append((m.start(), m.end()))
+    folded = text.lower() if text.isascii() else _fold(text)
+    for start, end, cjk in store_mod.term_spans(folded):
+        run = folded[start:end]
+        if not cjk:
+            if set(tokenize(run)) & qterms:
+                spans.append((start, end))
             continue
         marked = [False] * len(run)
         for i in range(len(run)):
@@ -191,7 +338,7 @@ def match_spans(text, qterms):
                 j = i
                 while j < len(run) and marked[j]:
                     j += 1
-                spans.append((m.start() + i, m.start() + j))
+                spans.append((start + i, start + j))
                 i = j
             else:
                 i += 1
@@ -204,25 +351,33 @@ def _fold(text):
     return "".join((unicodedata.normalize("NFKC", c).lower() or c)[:1] for c in text)
 
 
-def make_snippet(text, qterms, width=SNIPPET_CHARS):
-    """The chunk's most relevant lines, cut to about `width` characters."""
-    lines = [l.strip() for l in text.split("\n") if l.strip()]
-    body = [l for l in lines if not store_mod.is_heading(l)]
-    lines = body or lines  # the heading is shown anyway
-    if not lines:
-        return ""
+def make_snippet(text, qterms, body=None, width=SNIPPET_CHARS):
+    """The chunk's most relevant line and the one after it, cut to about
+    `width` characters.  body (the stored terms, a line per text line) saves
+    tokenizing the text again."""
+    lines = text.split("\n")
+    terms = body.split("\n") if body is not None else [" ".join(tokenize(l)) for l in lines]
+    if len(terms) != len(lines):  # a piece of one long line
+        terms = [" ".join(tokenize(l)) for l in lines]
     shown = display_terms(qterms)
-    scored = [(len(set(tokenize(l)) & shown), len(set(tokenize(l)) & qterms), -i)
-              for i, l in enumerate(lines)]
-    best = -max(scored)[2]
-    picked = [lines[best]] + ([lines[best + 1]] if best + 1 < len(lines) else [])
+    candidates = [i for i, l in enumerate(lines) if l.strip() and not store_mod.is_heading(l)] or \
+        [i for i, l in enumerate(lines) if l.strip()]
+    if not candidates:
+        return ""
+
+    def rank(i):
+        found = set(terms[i].split())
+        return len(found & shown), len(found & qterms), -i
+    best = max(candidates, key=rank)
+    picked = [lines[best].strip()]
+    following = [i for i in candidates if i > best][:1]
+    picked += [lines[i].strip() for i in following]
     snippet = " ".join(picked)
     if len(snippet) <= width:
         return snippet
     spans = match_spans(snippet, qterms)
     start = max(0, (spans[0][0] if spans else 0) - width // 4)
-    cut = snippet[start:start + width]
-    return ("…" if start else "") + cut + "…"
+    return ("…" if start else "") + snippet[start:start + width] + "…"
 
 
 def highlight(text, qterms, colour):
@@ -455,10 +610,22 @@ def cmd_search(args):
         raise UsageError("--since %s is after --until %s" % (args.since, args.until))
     store = open_store(args)
     try:
-        stale = sync_quietly(store)
         filters = Filters(args.since, args.until, args.path, args.dated_only)
-        hits = search(store, query, args.limit or DEFAULT_LIMIT, args.mode or "hybrid",
-                      args.min_score or 0.0, filters)
+
+        def run():
+            return search(store, query, args.limit or DEFAULT_LIMIT, args.mode or "hybrid",
+                          args.min_score or 0.0, filters)
+        # Search the index as it is while the folder is checked for changes;
+        # search again only if something changed (the usual case: nothing did).
+        scan = store.start_scan()
+        hits = run()
+        stale = False
+        try:
+            if scan.finish():
+                hits = run()
+        except StoreError as exc:
+            sys.stderr.write("search: warning: %s; results may be stale\n" % exc)
+            stale = True
         related = linked_memories(store, hits) if args.related else None
         if args.json:
             doc = {"query": query, "backend": store.backend.name, "stale": stale,

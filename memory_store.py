@@ -29,13 +29,15 @@ from collections import Counter, namedtuple
 # planes), kana and hangul are "CJK": written without spaces, so they are cut
 # into overlapping character bigrams instead of words.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f"
-_WORD = r"[^\W_" + _CJK + r"]"
-_TOKEN_RE = re.compile(
-    r"(?P<cjk>[" + _CJK + r"]+)"
-    r"|(?P<word>" + _WORD + r"+(?:[-_.:/@+]" + _WORD + r"+)*)"
-)
-
-_CJK_ONLY = re.compile("[" + _CJK + "]+$")
+_CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF),
+               (0xF900, 0xFAFF), (0x20000, 0x3134F))
+# Runs of letters and digits, joined by connectors inside codes (KX-4471).
+# CJK characters count as letters here and are split out afterwards: a regex
+# class of the CJK ranges costs milliseconds to compile, so it is built only
+# for text that is not ASCII (every process pays the compile; see tokenize).
+_RUN_RE = re.compile(r"[^\W_]+(?:[-_.:/@+][^\W_]+)*")
+_CONNECTORS = re.compile(r"[-_.:/@+]")
+_cjk_split = None  # re.compile("([CJK]+)").split, made on first use
 
 # Common English words that carry no meaning for search; dropping them keeps
 # postings short and lets BM25 weigh the words that matter.
@@ -67,38 +69,85 @@ def tokenize(text):
     """
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
-    text = text.lower()
     out = []
-    for m in _TOKEN_RE.finditer(text):
-        run = m.group("cjk")
-        if run is not None:
-            out.extend(_cjk_terms(run))
+    for run in _RUN_RE.findall(text.lower()):
+        if run.isascii():
+            out.extend(_cached_word_terms(run))
         else:
-            _add_word_terms(m.group("word"), out)
+            _add_mixed_run(run, out)
     return out
+
+
+def _split_cjk(run):
+    """[other, cjk, other, cjk, ..., other]: a run cut at its CJK stretches."""
+    global _cjk_split
+    if _cjk_split is None:
+        _cjk_split = re.compile("([" + _CJK + "]+)").split
+    return _cjk_split(run)
+
+
+def term_spans(text):
+    """(start, end, is_cjk) of every word and CJK stretch in text, as tokenize
+    sees them (text already lower-cased); used to highlight matches."""
+    for m in _RUN_RE.finditer(text):
+        run, pos = m.group(), m.start()
+        if run.isascii():
+            yield pos, m.end(), False
+            continue
+        for i, part in enumerate(_split_cjk(run)):
+            if i % 2:
+                yield pos, pos + len(part), True
+            else:
+                for w in _RUN_RE.finditer(part):
+                    yield pos + w.start(), pos + w.end(), False
+            pos += len(part)
+
+
+def _add_mixed_run(run, out):
+    """A run holding non-ASCII letters: CJK stretches become bigrams, the rest words."""
+    for i, part in enumerate(_split_cjk(run)):
+        if i % 2:
+            out.extend(_cjk_terms(part))
+        elif part:
+            for word in _RUN_RE.findall(part):
+                out.extend(_cached_word_terms(word))
+
+
+def _cached_word_terms(word):
+    terms = _WORD_CACHE.get(word)
+    if terms is None:
+        if len(_WORD_CACHE) > 500000:
+            _WORD_CACHE.clear()
+        terms = _WORD_CACHE[word] = _word_terms(word)
+    return terms
+
+
+_WORD_CACHE = {}  # word -> its terms; words repeat, and stemming is the slow part
 
 
 def is_cjk(text):
     """Whether text is made of CJK characters only (the tokenizer's CJK runs)."""
-    return bool(text) and _CJK_ONLY.match(text) is not None
+    return bool(text) and all(any(lo <= ord(c) <= hi for lo, hi in _CJK_RANGES) for c in text)
 
 
 def _cjk_terms(run):
     if len(run) == 1:
         return [run]
-    bigrams = [run[i:i + 2] for i in range(len(run) - 1)]
-    return bigrams + list(run)
+    return list(map(_concat, run, run[1:])) + list(run)  # bigrams, then unigrams
 
 
-def _add_word_terms(word, out):
+def _concat(a, b):
+    return a + b
+
+
+def _word_terms(word):
     if word.isalnum():
-        if word not in STOPWORDS:
-            out.append(stem(word))
-        return
-    out.append(word)  # the whole code, unstemmed
-    for part in re.split(r"[-_.:/@+]", word):
+        return () if word in STOPWORDS else (stem(word),)
+    terms = [word]  # the whole code, unstemmed
+    for part in _CONNECTORS.split(word):
         if len(part) > 1 and part not in STOPWORDS:
-            out.append(stem(part))
+            terms.append(stem(part))
+    return tuple(terms)
 
 
 # --- Porter stemmer (M.F. Porter, 1980), for lower-case ASCII words ---------
@@ -226,11 +275,11 @@ def _step5(w):
 
 
 # --- vector-channel features --------------------------------------------
-# The TF-IDF channel sees each term plus, for Latin words, character
-# trigrams ("#con", "#onf", ...) at a lower weight, so it also matches
-# typos, compounds and word forms the stemmer misses ("roadtrip" vs "road
-# trip", "fesetival" vs "festival").  BM25 sees whole terms only; that
-# difference is what makes the hybrid worth having.
+# The TF-IDF channel sees each term (log tf) plus, for Latin words, the
+# character trigrams they contain ("#con", "#onf", ...; present or not) at a
+# lower weight, so it also matches typos, compounds and word forms the
+# stemmer misses ("roadtrip" vs "road trip", "Feedley" vs "Feedly").  BM25
+# sees whole terms only; that difference is what the hybrid is for.
 
 GRAM_WEIGHT = 0.3
 
@@ -241,10 +290,6 @@ def term_grams(term):
         return ()
     padded = "^" + term + "$"
     return tuple("#" + padded[i:i + 3] for i in range(len(padded) - 2))
-
-
-def feature_weight(feature):
-    return GRAM_WEIGHT if feature[0] == "#" else 1.0
 
 
 _GRAM_CACHE = {}
@@ -259,22 +304,34 @@ def cached_grams(term):
     return grams
 
 
-def vector_counts(terms):
-    """Term and trigram counts of a list of terms (the channel's raw vector)."""
+def vector_features(terms):
+    """(term counts, set of trigrams): the vector channel's view of some terms."""
     counts = Counter(terms)
-    for term, n in list(counts.items()):
-        for gram in cached_grams(term):
-            counts[gram] += n
-    return counts
+    grams = set()
+    cache = _GRAM_CACHE
+    for term in counts:  # inlined cached_grams: this loop is hot while indexing
+        found = cache.get(term)
+        if found is None:
+            found = cached_grams(term)
+        if found:
+            grams.update(found)
+    return counts, grams
 
 
-def vector_norm(counts):
-    """Euclidean norm of a log-tf weighted vector (SMART 'lnc') from vector_counts."""
-    total = 0.0
-    for feature, n in counts.items():
-        w = (1.0 + math.log(n)) * (GRAM_WEIGHT if feature[0] == "#" else 1.0)
-        total += w * w
-    return math.sqrt(total) or 1.0
+_LOG_TF = [0.0] + [1.0 + math.log(n) for n in range(1, 64)]
+_LOG_TF_SQUARED = [w * w for w in _LOG_TF]
+
+
+def log_tf(n):
+    """1 + ln(n), the sublinear term frequency of SMART 'l' weighting."""
+    return _LOG_TF[n] if n < 64 else 1.0 + math.log(n)
+
+
+def vector_norm(counts, grams):
+    """Euclidean length of a chunk's vector: log-tf terms, trigrams at GRAM_WEIGHT."""
+    squares = _LOG_TF_SQUARED
+    total = sum(squares[n] if n < 64 else log_tf(n) ** 2 for n in counts.values())
+    return math.sqrt(total + GRAM_WEIGHT * GRAM_WEIGHT * len(grams)) or 1.0
 
 
 # --------------------------------------------------------------------------
@@ -367,48 +424,48 @@ def discover(root, index_dir=None):
     """Every memory file under root: (files, problems).
 
     Skips hidden files and folders, the index folder, the suite's own files
-    when the suite lives inside root, and symlinks that leave root.
+    when the suite lives inside root, symlinked folders (no loops), and
+    symlinked files that lead outside root.  One stat per Markdown file:
+    this runs before every command.
     """
+    import stat as stat_mod
     files, problems = [], []
     index_dir = os.path.realpath(index_dir) if index_dir else None
-    suite_inside = os.path.dirname(SUITE_DIR if SUITE_DIR != root else SUITE_DIR + "/x") == root \
-        or SUITE_DIR == root
+    suite = os.path.realpath(SUITE_DIR)
     root_prefix = root.rstrip(os.sep) + os.sep
-
-    def on_error(err):
-        problems.append((_relative(root, err.filename or root), "unreadable"))
-
-    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
-        at_suite = suite_inside and dirpath == SUITE_DIR
-        keep = []
-        for d in sorted(dirnames):
-            full = os.path.join(dirpath, d)
-            if d.startswith(".") or (at_suite and d in SUITE_SKIP) or os.path.islink(full):
+    stack = [(root, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            problems.append((prefix.rstrip("/") or ".", "unreadable"))
+            continue
+        at_suite = folder == suite
+        subfolders = []
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or (at_suite and name in SUITE_SKIP):
                 continue
-            if index_dir and os.path.realpath(full) == index_dir:
-                continue
-            keep.append(d)
-        dirnames[:] = keep
-        for name in sorted(filenames):
-            if name.startswith(".") or not name.lower().endswith(".md"):
-                continue
-            if at_suite and name in SUITE_SKIP:
-                continue
-            full = os.path.join(dirpath, name)
-            rel = _relative(root, full)
+            rel = prefix + name
             try:
-                if os.path.islink(full):
-                    target = os.path.realpath(full)
-                    if not target.startswith(root_prefix):
-                        problems.append((rel, "symlink-outside"))
-                        continue
-                st = os.stat(full)
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.path != index_dir:
+                        subfolders.append((entry.path, rel + "/"))
+                    continue
+                if not name.lower().endswith(".md"):
+                    continue
+                if entry.is_symlink() and not os.path.realpath(entry.path).startswith(root_prefix):
+                    problems.append((rel, "symlink-outside"))
+                    continue
+                st = entry.stat()
             except OSError:
                 problems.append((rel, "unreadable"))
                 continue
-            if not os.path.isfile(full):
-                continue
-            files.append(SourceFile(rel, full, st.st_size, st.st_mtime_ns))
+            if stat_mod.S_ISREG(st.st_mode):
+                files.append(SourceFile(rel, entry.path, st.st_size, st.st_mtime_ns))
+        stack.extend(reversed(subfolders))
     return files, problems
 
 
@@ -447,9 +504,9 @@ def safe_join(root, rel):
 # Chunking
 # --------------------------------------------------------------------------
 
-CHUNK_MAX_LINES = 8
+CHUNK_MAX_LINES = 6
 CHUNK_OVERLAP = 2
-CHUNK_MAX_CHARS = 1200
+CHUNK_MAX_CHARS = 1000
 
 Chunk = namedtuple("Chunk", "path ordinal start_line end_line heading text")
 Chunk.__doc__ = ("A bounded piece of one file. Lines are 1-based and inclusive; "
@@ -463,8 +520,7 @@ def chunk_id(path, ordinal):
     return "%s#%d" % (path, ordinal)
 
 
-def chunk_markdown(path, text, max_lines=CHUNK_MAX_LINES, overlap=CHUNK_OVERLAP,
-                   max_chars=CHUNK_MAX_CHARS):
+def chunk_markdown(path, text, max_lines=None, overlap=None, max_chars=None):
     """Cut one file's text into chunks.
 
     A heading starts a new chunk (a heading with nothing under it stays with
@@ -473,6 +529,9 @@ def chunk_markdown(path, text, max_lines=CHUNK_MAX_LINES, overlap=CHUNK_OVERLAP,
     a single line longer than max_chars is cut into pieces that share its
     line number.  Blank lines never start or end a chunk.
     """
+    max_lines = max_lines or CHUNK_MAX_LINES
+    overlap = CHUNK_OVERLAP if overlap is None else overlap
+    max_chars = max_chars or CHUNK_MAX_CHARS
     lines = split_lines(mask_private(text))
     chunks = []
     for start, end, trail in _sections(lines):
@@ -551,13 +610,14 @@ def _next_content(lines, i, end):
 # Index records shared by both backends
 # --------------------------------------------------------------------------
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 5
 FTS_TOKENCHARS = "-_.:/@+"  # connectors the tokenizer keeps inside codes
 HEADING_WEIGHT = 1.0        # BM25 weight of the heading column (body is 1.0)
 BUSY_TIMEOUT_MS = 10000
 
-ChunkRow = namedtuple("ChunkRow", "key path ordinal start_line end_line heading date text terms norm")
-ChunkRow.__doc__ = "A stored chunk: key is the backend's row key, terms its analysed terms."
+ChunkRow = namedtuple("ChunkRow", "key path ordinal start_line end_line heading date text body head norm")
+ChunkRow.__doc__ = ("A stored chunk: key is the backend's row key; body holds its analysed terms "
+                    "(space-joined, a line per text line), head those of its heading trail.")
 
 SyncReport = namedtuple("SyncReport", "added updated removed unchanged problems")
 SyncReport.__doc__ = "What a sync did: lists of paths, and (path, issue) pairs."
@@ -566,15 +626,40 @@ Filters = namedtuple("Filters", "since until path_glob dated_only")
 Filters.__new__.__defaults__ = (None, None, None, False)
 
 
-def analyse_chunk(chunk):
-    """(body terms, heading terms, vector norm, distinct features) of a chunk.
+def analyse_chunk(chunk, line_terms=None):
+    """(body, head, vector norm, distinct features, term count) of a chunk.
 
-    The distinct features (terms and trigrams) are what document
-    frequencies count."""
-    body = tokenize(chunk.text)
+    body holds the chunk's terms, space-joined, one text line per line, so
+    a query can see which line holds which terms without tokenizing again;
+    head is the heading trail's terms.  The distinct features (terms and
+    trigrams) are what document frequencies count.  line_terms, a dict shared
+    by the chunks of one file, tokenizes each distinct line once (overlapping
+    chunks repeat lines)."""
+    cache = {} if line_terms is None else line_terms
+    lines, flat = [], []
+    for line in chunk.text.split("\n"):
+        terms = cache.get(line)
+        if terms is None:
+            terms = cache[line] = tokenize(line)
+        lines.append(" ".join(terms))
+        flat.extend(terms)
     head = tokenize(chunk.heading) if chunk.heading else []
-    counts = vector_counts(body + head)
-    return body, head, vector_norm(counts), set(counts)
+    counts, grams = vector_features(flat + head)
+    return ("\n".join(lines), " ".join(head), vector_norm(counts, grams), grams.union(counts),
+            len(flat) + len(head))
+
+
+def pack_terms(body, head):
+    """A chunk's analysed terms (space-joined body and heading), compressed:
+    Chinese bigrams + unigrams make them several times the text's size."""
+    import zlib
+    return zlib.compress(("%s\t%s" % (body, head)).encode("utf-8"), 1)
+
+
+def unpack_terms(blob):
+    import zlib
+    body, _, head = zlib.decompress(blob).decode("utf-8").partition("\t")
+    return body, head
 
 
 def stored_features(body, head):
@@ -645,9 +730,9 @@ CREATE TABLE files(path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER,
                    hash TEXT, issue TEXT) WITHOUT ROWID;
 CREATE TABLE chunks(id INTEGER PRIMARY KEY, path TEXT NOT NULL, ordinal INTEGER NOT NULL,
                     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
-                    heading TEXT, date TEXT, text TEXT, body TEXT, head TEXT, norm REAL);
+                    heading TEXT, date TEXT, text TEXT, terms BLOB, norm REAL);
 CREATE UNIQUE INDEX chunks_by_path ON chunks(path, ordinal);
-CREATE VIRTUAL TABLE fts USING fts5(body, head, content='chunks', content_rowid='id',
+CREATE VIRTUAL TABLE fts USING fts5(body, head, content='',
     tokenize="unicode61 remove_diacritics 0 tokenchars '{tokenchars}'");
 INSERT INTO fts(fts, rank) VALUES('rank', 'bm25(1.0, {heading_weight})');
 CREATE TABLE terms(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
@@ -689,6 +774,7 @@ class SqliteBackend:
         conn.execute("PRAGMA busy_timeout=%d" % BUSY_TIMEOUT_MS)
         if self._schema_version() != SCHEMA_VERSION:
             self._create_schema()
+        conn.execute("SELECT rowid FROM fts LIMIT 0")  # fails here if this SQLite has no FTS5
         conn.execute("PRAGMA synchronous=NORMAL")
 
     def close(self):
@@ -702,7 +788,7 @@ class SqliteBackend:
             return False
         msg = str(exc).lower()
         if isinstance(exc, self.sqlite3.OperationalError):
-            return "no such" in msg or "malformed" in msg
+            return "no such table" in msg or "no such column" in msg or "malformed" in msg
         return True
 
     def files_on_disk(self):
@@ -731,7 +817,7 @@ class SqliteBackend:
                 if statement.strip():
                     conn.execute(statement)
             conn.executemany("INSERT INTO meta VALUES(?, ?)", [
-                ("schema_version", str(SCHEMA_VERSION)), ("chunk_count", "0"),
+                ("schema_version", str(SCHEMA_VERSION)), ("chunk_count", "0"), ("total_terms", "0"),
                 ("created", _now()), ("last_sync", "")])
             conn.execute("COMMIT")
         except BaseException:
@@ -745,6 +831,10 @@ class SqliteBackend:
 
     def chunk_count(self):
         return int(self._meta("chunk_count") or 0)
+
+    def total_terms(self):
+        """Terms in all chunks (body and heading): BM25's average length is this / chunks."""
+        return int(self._meta("total_terms") or 0)
 
     def _meta(self, key):
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
@@ -774,11 +864,11 @@ class SqliteBackend:
         for i in range(0, len(keys), 500):
             part = keys[i:i + 500]
             rows = self.conn.execute(
-                "SELECT id, path, ordinal, start_line, end_line, heading, date, text, "
-                "body || ' ' || head, norm FROM chunks WHERE id IN (%s)" % ",".join("?" * len(part)),
-                part)
+                "SELECT id, path, ordinal, start_line, end_line, heading, date, text, terms, norm "
+                "FROM chunks WHERE id IN (%s)" % ",".join("?" * len(part)), part)
             for r in rows:
-                out[r[0]] = ChunkRow(*r)
+                body, head = unpack_terms(r[8])
+                out[r[0]] = ChunkRow(*(r[:8] + (body, head, r[9])))
         return out
 
     def chunk_keys(self, path, ordinal=None):
@@ -803,58 +893,25 @@ class SqliteBackend:
                 "schema_version": SCHEMA_VERSION}
 
     # --- writes ------------------------------------------------------------
-    def apply(self, updates, removed, touched, rebuild=False):
-        """One transaction: replace the chunks of updated files, drop removed ones.
-
-        updates: [(SourceFile, hash, issue, [(Chunk, date, body, head, norm)])]
-        touched: [(SourceFile, hash)] whose content is unchanged (new mtime only).
-        """
-        conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if rebuild:
-                conn.execute("INSERT INTO fts(fts) VALUES('delete-all')")
-                conn.execute("DELETE FROM chunks")
-                conn.execute("DELETE FROM files")
-                conn.execute("DELETE FROM terms")
-            delta = Counter()
-            for path in removed + [u[0].path for u in updates]:
-                self._delete_file(path, delta)
-            next_id = (conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0) + 1
-            chunk_rows, fts_rows = [], []
-            for f, digest, issue, analysed in updates:
-                conn.execute("INSERT INTO files VALUES(?, ?, ?, ?, ?)",
-                             (f.path, f.size, f.mtime_ns, digest, issue))
-                for chunk, date, body, head, norm, features in analysed:
-                    b, h = " ".join(body), " ".join(head)
-                    chunk_rows.append((next_id, chunk.path, chunk.ordinal, chunk.start_line,
-                                       chunk.end_line, chunk.heading, date, chunk.text, b, h, norm))
-                    fts_rows.append((next_id, b, h))
-                    delta.update(features)
-                    next_id += 1
-            conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?,?)", chunk_rows)
-            conn.executemany("INSERT INTO fts(rowid, body, head) VALUES(?, ?, ?)", fts_rows)
-            conn.executemany("UPDATE files SET size=?, mtime_ns=? WHERE path=?",
-                             [(f.size, f.mtime_ns, f.path) for f, _ in touched])
-            self._apply_df(delta)
-            count = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-            conn.executemany("UPDATE meta SET value=? WHERE key=?",
-                             [(str(count), "chunk_count"), (_now(), "last_sync")])
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
+    def writer(self, rebuild=False):
+        """The one way to change the index: a transaction (see _SqliteWriter)."""
+        return _SqliteWriter(self, rebuild)
 
     def _delete_file(self, path, delta):
+        """Remove a file's chunks; returns how many terms they held."""
         conn = self.conn
-        old = conn.execute("SELECT id, body, head FROM chunks WHERE path=?", (path,)).fetchall()
-        for key, body, head in old:
+        old = conn.execute("SELECT id, terms FROM chunks WHERE path=?", (path,)).fetchall()
+        removed = 0
+        for key, blob in old:
+            body, head = unpack_terms(blob)
+            # a contentless FTS5 row is removed by repeating exactly what was indexed
             conn.execute("INSERT INTO fts(fts, rowid, body, head) VALUES('delete', ?, ?, ?)",
                          (key, body, head))
             delta.subtract(stored_features(body, head))
+            removed += len(body.split()) + len(head.split())
         conn.execute("DELETE FROM chunks WHERE path=?", (path,))
         conn.execute("DELETE FROM files WHERE path=?", (path,))
+        return removed
 
     def _apply_df(self, delta):
         changes = [(n, t) for t, n in delta.items() if n]
@@ -868,6 +925,71 @@ class SqliteBackend:
             self.conn.backup(target)
         finally:
             target.close()
+
+
+class _SqliteWriter:
+    """One write transaction over the index, fed file by file so a big build
+    never holds more than one file's analysis in memory.  BEGIN IMMEDIATE
+    waits for (and then excludes) other writers; readers keep seeing the last
+    committed index until COMMIT, and an error rolls everything back."""
+
+    def __init__(self, backend, rebuild):
+        self.backend, self.conn, self.rebuild = backend, backend.conn, rebuild
+        self.df_delta, self.terms_delta = Counter(), 0
+
+    def __enter__(self):
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        if self.rebuild:
+            conn.execute("INSERT INTO fts(fts) VALUES('delete-all')")
+            for table in ("chunks", "files", "terms"):
+                conn.execute("DELETE FROM %s" % table)
+            conn.execute("UPDATE meta SET value='0' WHERE key='total_terms'")
+        self.next_id = (conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0) + 1
+        return self
+
+    def known_files(self):
+        return self.backend.known_files()
+
+    def remove(self, path):
+        self.terms_delta -= self.backend._delete_file(path, self.df_delta)
+
+    def put(self, f, digest, issue, date, analysed):
+        """Replace a file's chunks. analysed: [(Chunk,) + analyse_chunk(Chunk)]."""
+        self.remove(f.path)
+        self.conn.execute("INSERT INTO files VALUES(?, ?, ?, ?, ?)", (f.path, f.size, f.mtime_ns, digest, issue))
+        chunk_rows, fts_rows = [], []
+        for chunk, body, head, norm, features, n_terms in analysed:
+            chunk_rows.append((self.next_id, chunk.path, chunk.ordinal, chunk.start_line, chunk.end_line,
+                               chunk.heading, date, chunk.text, pack_terms(body, head), norm))
+            fts_rows.append((self.next_id, body, head))
+            self.df_delta.update(features)
+            self.terms_delta += n_terms
+            self.next_id += 1
+        self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?)", chunk_rows)
+        self.conn.executemany("INSERT INTO fts(rowid, body, head) VALUES(?, ?, ?)", fts_rows)
+
+    def touch(self, f):
+        self.conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (f.size, f.mtime_ns, f.path))
+
+    def __exit__(self, exc_type, exc, tb):
+        conn = self.conn
+        if exc_type is not None:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            return False
+        try:
+            self.backend._apply_df(self.df_delta)
+            count = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            total = self.backend.total_terms() + self.terms_delta
+            conn.executemany("UPDATE meta SET value=? WHERE key=?",
+                             [(str(count), "chunk_count"), (str(total), "total_terms"), (_now(), "last_sync")])
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return False
 
 
 def _drop_everything(conn):
@@ -951,9 +1073,12 @@ class JsonBackend:
     def chunk_count(self):
         return len(self.data["chunks"])
 
+    def total_terms(self):
+        return sum(self._index()[1])
+
     def _row(self, key):
         path, ordinal, start, end, heading, date, text, body, head, norm = self.data["chunks"][key]
-        return ChunkRow(key, path, ordinal, start, end, heading, date, text, body + " " + head, norm)
+        return ChunkRow(key, path, ordinal, start, end, heading, date, text, body, head, norm)
 
     def _index(self):
         """Postings {term: [(key, body_tf, head_tf)]}, doc lengths, average length,
@@ -1015,35 +1140,69 @@ class JsonBackend:
                 "schema_version": SCHEMA_VERSION}
 
     # --- writes ------------------------------------------------------------
-    def apply(self, updates, removed, touched, rebuild=False):
-        with _FileLock(self.path):
-            if not rebuild:
-                self.open()  # re-read under the lock: another writer may have gone first
-            data = self.data
-            if rebuild:
-                data["files"], data["chunks"] = {}, []
-            gone = set(removed) | {u[0].path for u in updates}
-            data["chunks"] = [c for c in data["chunks"] if c[0] not in gone]
-            for path in gone:
-                data["files"].pop(path, None)
-            for f, digest, issue, analysed in updates:
-                data["files"][f.path] = [f.size, f.mtime_ns, digest, issue]
-                for chunk, date, body, head, norm, _ in analysed:
-                    data["chunks"].append([chunk.path, chunk.ordinal, chunk.start_line,
-                                           chunk.end_line, chunk.heading, date, chunk.text,
-                                           " ".join(body), " ".join(head), norm])
-            for f, digest in touched:
-                if f.path in data["files"]:
-                    data["files"][f.path][:2] = [f.size, f.mtime_ns]
-            data["chunks"].sort(key=lambda c: (c[0], c[1]))
-            data["last_sync"] = _now()
-            if self.path:
-                write_json_atomic(self.path, data)
-            self._postings = None
+    def writer(self, rebuild=False):
+        return _JsonWriter(self, rebuild)
 
     def backup_to(self, dest):
         import shutil
         shutil.copyfile(self.path, dest)
+
+
+class _JsonWriter:
+    """Changes to the JSON index, written atomically (temp file + rename) at the
+    end, under an exclusive lock file so two writers never interleave."""
+
+    def __init__(self, backend, rebuild):
+        self.backend, self.rebuild = backend, rebuild
+        self.lock = _FileLock(backend.path)
+
+    def __enter__(self):
+        self.lock.__enter__()
+        try:
+            self.backend.open()  # re-read under the lock: another writer may have gone first
+        except BaseException:
+            self.lock.__exit__(None, None, None)
+            raise
+        if self.rebuild:
+            self.backend.data["files"], self.backend.data["chunks"] = {}, []
+        return self
+
+    def known_files(self):
+        return self.backend.known_files()
+
+    def remove(self, path):
+        data = self.backend.data
+        if path in data["files"]:
+            del data["files"][path]
+            data["chunks"] = [c for c in data["chunks"] if c[0] != path]
+
+    def put(self, f, digest, issue, date, analysed):
+        self.remove(f.path)
+        data = self.backend.data
+        data["files"][f.path] = [f.size, f.mtime_ns, digest, issue]
+        for chunk, body, head, norm, _, _ in analysed:
+            data["chunks"].append([chunk.path, chunk.ordinal, chunk.start_line, chunk.end_line,
+                                   chunk.heading, date, chunk.text, body, head, norm])
+
+    def touch(self, f):
+        entry = self.backend.data["files"].get(f.path)
+        if entry:
+            entry[:2] = [f.size, f.mtime_ns]
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            if exc_type is None:
+                data = self.backend.data
+                data["chunks"].sort(key=lambda c: (c[0], c[1]))
+                data["last_sync"] = _now()
+                if self.backend.path:
+                    write_json_atomic(self.backend.path, data)
+            else:
+                self.backend.open()  # drop the half-made changes
+        finally:
+            self.backend._postings = None
+            self.lock.__exit__(None, None, None)
+        return False
 
 
 def write_json_atomic(path, data):
@@ -1091,17 +1250,58 @@ class _FileLock:
 BACKUPS_KEPT = 3
 
 
+class _BackgroundScan:
+    """A sync's stat pass running beside the caller (see MemoryStore.start_scan)."""
+
+    def __init__(self, store):
+        import threading
+        self.store, self.result = store, None
+        self.thread = threading.Thread(target=self._scan, daemon=True)
+        self.thread.start()
+
+    def _scan(self):
+        try:
+            self.result = discover(self.store.root, self.store.index_dir)
+        except BaseException as exc:  # handed to finish(), in the caller's thread
+            self.result = exc
+
+    def finish(self):
+        """Wait for the scan; sync what changed.  True if the index changed."""
+        self.thread.join()
+        if isinstance(self.result, BaseException):
+            raise self.result
+        found, _ = self.result
+        store = self.store
+        changed, removed, _ = store._guarded(lambda: plan_sync(store.backend.known_files(), found))
+        if not changed and not removed:
+            return False
+        store._guarded(store._sync, scan=self.result)
+        return True
+
+
+def _write_error(exc, index_dir):
+    """A StoreError for failures a user can act on (busy, full, read-only), else None."""
+    msg = str(exc).lower()
+    if "locked" in msg or "busy" in msg:
+        return StoreError("the index is busy: another process is updating it (try again)")
+    if any(w in msg for w in ("full", "readonly", "read-only", "unable to open", "disk i/o")):
+        return StoreError("cannot write the index in %s: %s" % (index_dir, exc))
+    return None
+
+
 def locate_index_dir(root):
     """Where the index lives: MEMORY_INDEX_DIR, else <root>/.memory, else a
     per-user cache folder keyed by root's path (for read-only folders), else
     None (in memory only)."""
     explicit = os.environ.get("MEMORY_INDEX_DIR")
-    candidates = [explicit] if explicit else [os.path.join(root, INDEX_DIRNAME), _cache_dir(root)]
-    for path in candidates:
-        if path and _writable_dir(path):
-            return path
     if explicit:
+        if _writable_dir(explicit):
+            return explicit
         raise StoreError("index folder is not writable: %s" % explicit)
+    for where in (lambda: os.path.join(root, INDEX_DIRNAME), lambda: _cache_dir(root)):
+        path = where()  # the cache path costs a hashlib import: only when needed
+        if _writable_dir(path):
+            return path
     return None
 
 
@@ -1137,19 +1337,32 @@ class MemoryStore:
         if requested not in ("auto", "sqlite", "json"):
             raise StoreError("unknown backend %r (use auto, sqlite or json)" % requested)
         self.fallback_reason = None
-        if requested == "json":
-            self.backend = JsonBackend(self.index_dir)
-        else:
-            reason = sqlite_unavailable_reason()
-            if reason and requested == "sqlite":
-                raise StoreError("SQLite backend unavailable: " + reason)
-            if reason:
-                self.fallback_reason = reason
-                self.backend = JsonBackend(self.index_dir)
-            else:
-                self.backend = SqliteBackend(self.index_dir)
-        self._guarded(self.backend.open)
         self.last_report = None
+        if requested != "json":
+            reason = self._open_sqlite()
+            if reason is None:
+                return
+            if requested == "sqlite":
+                raise StoreError("SQLite backend unavailable: " + reason)
+            self.fallback_reason = reason
+        self.backend = JsonBackend(self.index_dir)
+        self._guarded(self.backend.open)
+
+    def _open_sqlite(self):
+        """Open the SQLite index; None, or why SQLite with FTS5 cannot be used here.
+        (No separate FTS5 probe: opening the index shows whether FTS5 works.)"""
+        try:
+            self.backend = SqliteBackend(self.index_dir)
+        except ImportError:
+            return "the sqlite3 module is not available"
+        try:
+            self._guarded(self.backend.open)
+        except self.backend.sqlite3.OperationalError as exc:
+            if "fts5" not in str(exc).lower():
+                raise
+            self.backend.close()
+            return "this SQLite (%s) has no FTS5" % self.backend.sqlite3.sqlite_version
+        return None
 
     # --- recovery ----------------------------------------------------------
     def _guarded(self, fn, *args, **kwargs):
@@ -1187,41 +1400,51 @@ class MemoryStore:
         report = self._guarded(self._sync, rebuild=True)
         return report, backup
 
-    def _sync(self, rebuild=False):
-        found, problems = discover(self.root, self.index_dir)
-        known = {} if rebuild else self.backend.known_files()
-        changed, removed, unchanged = plan_sync(known, found)
-        updates, touched = [], []
-        for f in changed:
-            digest, issue, chunks = load_source(f)
-            if issue:
-                problems.append((f.path, issue))
-            old = known.get(f.path)
-            if old and digest is not None and old[2] == digest:
-                touched.append((f, digest))
-                continue
-            date = file_date(f.path)
-            analysed = [(c, date) + analyse_chunk(c) for c in chunks]
-            updates.append((f, digest, issue, analysed))
-        if updates or removed or touched or rebuild:
-            self._write(updates, removed, touched, rebuild)
-        added = [u[0].path for u in updates if u[0].path not in known]
-        report = SyncReport(added, [u[0].path for u in updates if u[0].path in known],
-                            removed, unchanged + [f.path for f, _ in touched], problems)
-        self.last_report = report
-        return report
+    def start_scan(self):
+        """Begin the stat pass of a sync in a background thread.  It mostly
+        waits on the file system, so a query on the current index can run
+        meanwhile; finish() then syncs if anything changed."""
+        return _BackgroundScan(self)
 
-    def _write(self, updates, removed, touched, rebuild):
+    def _sync(self, rebuild=False, scan=None):
+        found, problems = scan or discover(self.root, self.index_dir)
+        if not rebuild:
+            changed, removed, unchanged = plan_sync(self.backend.known_files(), found)
+            if not changed and not removed:
+                self.last_report = SyncReport([], [], [], sorted(unchanged), sorted(problems))
+                return self.last_report
         try:
-            self.backend.apply(updates, removed, touched, rebuild=rebuild)
+            report = self._write_changes(found, problems, rebuild)
         except OSError as exc:
             raise StoreError("cannot write the index in %s: %s" % (self.index_dir, exc.strerror or exc))
         except Exception as exc:
-            msg = str(exc).lower()
-            if "full" in msg or "readonly" in msg or "read-only" in msg or "unable to open" in msg \
-                    or "disk i/o" in msg:
-                raise StoreError("cannot write the index in %s: %s" % (self.index_dir, exc))
-            raise
+            raise _write_error(exc, self.index_dir) or exc
+        self.last_report = report
+        return report
+
+    def _write_changes(self, found, problems, rebuild):
+        """Apply what changed, one file at a time, in one transaction."""
+        added, updated, touched = [], [], []
+        with self.backend.writer(rebuild) as w:
+            known = {} if rebuild else w.known_files()  # again, now that we hold the lock
+            changed, removed, unchanged = plan_sync(known, found)
+            for path in removed:
+                w.remove(path)
+            for f in changed:
+                digest, issue, chunks = load_source(f)
+                if issue:
+                    problems.append((f.path, issue))
+                old = known.get(f.path)
+                if old and digest is not None and old[2] == digest:
+                    w.touch(f)
+                    touched.append(f.path)
+                    continue
+                line_terms = {}
+                analysed = [(chunk,) + analyse_chunk(chunk, line_terms) for chunk in chunks]
+                w.put(f, digest, issue, file_date(f.path), analysed)
+                (updated if old else added).append(f.path)
+        return SyncReport(sorted(added), sorted(updated), sorted(removed),
+                          sorted(unchanged + touched), sorted(problems))
 
     def stale(self):
         """What a sync would change, without writing: (changed, removed) paths."""
@@ -1260,6 +1483,9 @@ class MemoryStore:
 
     def chunk_count(self):
         return self.backend.chunk_count()
+
+    def total_terms(self):
+        return self.backend.total_terms()
 
     def chunk_keys(self, path, ordinal=None):
         return self.backend.chunk_keys(path, ordinal)

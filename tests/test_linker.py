@@ -172,7 +172,7 @@ class LinkCliTest(TempMemory):
         doc = json.loads(out)
         self.assertEqual(doc["files"], 13)
         self.assertGreater(doc["entities"], 20)
-        self.assertEqual(doc["top_entities"][0]["name"], "OpenClaw")
+        self.assertIn("OpenClaw", [e["name"] for e in doc["top_entities"][:3]])
         for kind in ("name", "code", "term", "path"):
             self.assertIn(kind, doc["by_kind"])
 
