@@ -31,6 +31,7 @@ MERGE_MAX_LINES = 9    # ...of at most this many lines
 MAX_QUERY_TERMS = 64   # the rarest terms of a very long query
 PROBE_POSTINGS = 5000  # FTS5 is asked for the rarest terms, up to this many postings
 DEFAULT_LIMIT = 5
+BACKGROUND_SCAN_CHUNKS = 20000  # above this, check the folder in a thread beside the query
 SNIPPET_CHARS = 220
 
 Hit = namedtuple("Hit", "id path start_line end_line heading date score keyword vector snippet text")
@@ -143,23 +144,16 @@ def query_vector(terms, store, dfs, n_docs):
 def vector_channel(rows, counts, qvec):
     """{key: cosine} of each candidate row against the query vector."""
     qterms = [f for f in qvec if f[0] != "#"]
-    has_grams = len(qterms) < len(qvec)
-    shared_grams = {}  # term -> its trigrams that the query has too
-    scores = {}
+    qgrams = [(f[1:], w) for f, w in qvec.items() if f[0] == "#"]  # "#onf" -> "onf"
     log_tf = store_mod.log_tf
+    scores = {}
     for key, row in rows.items():
         body, head, _ = counts[key]
         dot = sum(qvec[t] * log_tf(body.get(t, 0) + head.get(t, 0)) for t in qterms
                   if t in body or t in head)
-        if has_grams:
-            grams = set()
-            for term in (body.keys() | head.keys()) if head else body:
-                hit = shared_grams.get(term)
-                if hit is None:
-                    hit = shared_grams[term] = [g for g in store_mod.cached_grams(term) if g in qvec]
-                if hit:
-                    grams.update(hit)
-            dot += store_mod.GRAM_WEIGHT * sum(qvec[g] for g in grams)
+        if qgrams:  # a trigram is in the chunk iff it is a substring of its ^word$ list
+            words = row.words
+            dot += store_mod.GRAM_WEIGHT * sum(w for g, w in qgrams if g in words)
         scores[key] = min(1.0, dot / row.norm)
     return scores
 
@@ -410,8 +404,35 @@ def pad(text, width):
 
 
 def print_json(obj):
-    import json
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.write(to_json(obj) + "\n")
+
+
+_JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+                 "\b": "\\b", "\f": "\\f"}
+_JSON_ESCAPES.update({chr(i): "\\u%04x" % i for i in range(32) if chr(i) not in _JSON_ESCAPES})
+_JSON_ESCAPES.update({"\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def to_json(obj):
+    """JSON text of plain data (what json.dumps(obj, ensure_ascii=False) gives).
+    Written out because importing the json package costs ~2.5 ms of every
+    agent call's start-up."""
+    if isinstance(obj, str):
+        return '"' + "".join(_JSON_ESCAPES.get(c, c) for c in obj) + '"' \
+            if any(c in _JSON_ESCAPES for c in obj) else '"' + obj + '"'
+    if obj is None:
+        return "null"
+    if obj is True or obj is False:
+        return "true" if obj else "false"
+    if isinstance(obj, (int, float)):
+        if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
+            return "null"
+        return repr(obj)
+    if isinstance(obj, dict):
+        return "{" + ", ".join(to_json(str(k)) + ": " + to_json(v) for k, v in obj.items()) + "}"
+    if isinstance(obj, (list, tuple)):
+        return "[" + ", ".join(to_json(v) for v in obj) + "]"
+    return to_json(str(obj))
 
 
 def report_error(message, code, as_json=False, prog="search"):
@@ -615,17 +636,21 @@ def cmd_search(args):
         def run():
             return search(store, query, args.limit or DEFAULT_LIMIT, args.mode or "hybrid",
                           args.min_score or 0.0, filters)
-        # Search the index as it is while the folder is checked for changes;
-        # search again only if something changed (the usual case: nothing did).
-        scan = store.start_scan()
-        hits = run()
-        stale = False
-        try:
-            if scan.finish():
-                hits = run()
-        except StoreError as exc:
-            sys.stderr.write("search: warning: %s; results may be stale\n" % exc)
-            stale = True
+        if store.chunk_count() < BACKGROUND_SCAN_CHUNKS:
+            stale = sync_quietly(store)  # a small folder: a stat pass takes a millisecond
+            hits = run()
+        else:
+            # Search the index as it is while the folder is checked for changes
+            # in a thread; search again only if something changed (rarely).
+            scan = store.start_scan()
+            hits = run()
+            stale = False
+            try:
+                if scan.finish():
+                    hits = run()
+            except StoreError as exc:
+                sys.stderr.write("search: warning: %s; results may be stale\n" % exc)
+                stale = True
         related = linked_memories(store, hits) if args.related else None
         if args.json:
             doc = {"query": query, "backend": store.backend.name, "stale": stale,

@@ -610,14 +610,15 @@ def _next_content(lines, i, end):
 # Index records shared by both backends
 # --------------------------------------------------------------------------
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 FTS_TOKENCHARS = "-_.:/@+"  # connectors the tokenizer keeps inside codes
 HEADING_WEIGHT = 1.0        # BM25 weight of the heading column (body is 1.0)
 BUSY_TIMEOUT_MS = 10000
 
-ChunkRow = namedtuple("ChunkRow", "key path ordinal start_line end_line heading date text body head norm")
+ChunkRow = namedtuple("ChunkRow", "key path ordinal start_line end_line heading date text body head words norm")
 ChunkRow.__doc__ = ("A stored chunk: key is the backend's row key; body holds its analysed terms "
-                    "(space-joined, a line per text line), head those of its heading trail.")
+                    "(space-joined, a line per text line), head those of its heading trail, words "
+                    "its Latin words marked ^word$ (for trigram matching), norm its vector length.")
 
 SyncReport = namedtuple("SyncReport", "added updated removed unchanged problems")
 SyncReport.__doc__ = "What a sync did: lists of paths, and (path, issue) pairs."
@@ -627,7 +628,7 @@ Filters.__new__.__defaults__ = (None, None, None, False)
 
 
 def analyse_chunk(chunk, line_terms=None):
-    """(body, head, vector norm, distinct features, term count) of a chunk.
+    """(body, head, gram words, vector norm, distinct features, term count) of a chunk.
 
     body holds the chunk's terms, space-joined, one text line per line, so
     a query can see which line holds which terms without tokenizing again;
@@ -645,21 +646,29 @@ def analyse_chunk(chunk, line_terms=None):
         flat.extend(terms)
     head = tokenize(chunk.heading) if chunk.heading else []
     counts, grams = vector_features(flat + head)
-    return ("\n".join(lines), " ".join(head), vector_norm(counts, grams), grams.union(counts),
-            len(flat) + len(head))
+    return ("\n".join(lines), " ".join(head), gram_words(counts), vector_norm(counts, grams),
+            grams.union(counts), len(flat) + len(head))
 
 
-def pack_terms(body, head):
-    """A chunk's analysed terms (space-joined body and heading), compressed:
+def gram_words(terms):
+    """The chunk's Latin word terms, each as ^term$, space-joined: a query
+    trigram ("^co", "onf", "ur$") is in the chunk exactly when it is a
+    substring of this, so queries need not cut the chunk's words again."""
+    return " ".join("^%s$" % t for t in sorted(set(terms)) if cached_grams(t))
+
+
+def pack_terms(body, head, words):
+    """A chunk's analysed terms (body lines, heading, gram words), compressed:
     Chinese bigrams + unigrams make them several times the text's size."""
     import zlib
-    return zlib.compress(("%s\t%s" % (body, head)).encode("utf-8"), 1)
+    return zlib.compress(("%s\t%s\t%s" % (body, head, words)).encode("utf-8"), 1)
 
 
 def unpack_terms(blob):
+    """(body, head, words) as stored by pack_terms."""
     import zlib
-    body, _, head = zlib.decompress(blob).decode("utf-8").partition("\t")
-    return body, head
+    body, head, words = zlib.decompress(blob).decode("utf-8").split("\t")
+    return body, head, words
 
 
 def stored_features(body, head):
@@ -867,8 +876,7 @@ class SqliteBackend:
                 "SELECT id, path, ordinal, start_line, end_line, heading, date, text, terms, norm "
                 "FROM chunks WHERE id IN (%s)" % ",".join("?" * len(part)), part)
             for r in rows:
-                body, head = unpack_terms(r[8])
-                out[r[0]] = ChunkRow(*(r[:8] + (body, head, r[9])))
+                out[r[0]] = ChunkRow(*(r[:8] + unpack_terms(r[8]) + (r[9],)))
         return out
 
     def chunk_keys(self, path, ordinal=None):
@@ -903,7 +911,7 @@ class SqliteBackend:
         old = conn.execute("SELECT id, terms FROM chunks WHERE path=?", (path,)).fetchall()
         removed = 0
         for key, blob in old:
-            body, head = unpack_terms(blob)
+            body, head, _ = unpack_terms(blob)
             # a contentless FTS5 row is removed by repeating exactly what was indexed
             conn.execute("INSERT INTO fts(fts, rowid, body, head) VALUES('delete', ?, ?, ?)",
                          (key, body, head))
@@ -959,9 +967,9 @@ class _SqliteWriter:
         self.remove(f.path)
         self.conn.execute("INSERT INTO files VALUES(?, ?, ?, ?, ?)", (f.path, f.size, f.mtime_ns, digest, issue))
         chunk_rows, fts_rows = [], []
-        for chunk, body, head, norm, features, n_terms in analysed:
+        for chunk, body, head, words, norm, features, n_terms in analysed:
             chunk_rows.append((self.next_id, chunk.path, chunk.ordinal, chunk.start_line, chunk.end_line,
-                               chunk.heading, date, chunk.text, pack_terms(body, head), norm))
+                               chunk.heading, date, chunk.text, pack_terms(body, head, words), norm))
             fts_rows.append((self.next_id, body, head))
             self.df_delta.update(features)
             self.terms_delta += n_terms
@@ -1077,8 +1085,8 @@ class JsonBackend:
         return sum(self._index()[1])
 
     def _row(self, key):
-        path, ordinal, start, end, heading, date, text, body, head, norm = self.data["chunks"][key]
-        return ChunkRow(key, path, ordinal, start, end, heading, date, text, body, head, norm)
+        path, ordinal, start, end, heading, date, text, body, head, words, norm = self.data["chunks"][key]
+        return ChunkRow(key, path, ordinal, start, end, heading, date, text, body, head, words, norm)
 
     def _index(self):
         """Postings {term: [(key, body_tf, head_tf)]}, doc lengths, average length,
@@ -1180,9 +1188,9 @@ class _JsonWriter:
         self.remove(f.path)
         data = self.backend.data
         data["files"][f.path] = [f.size, f.mtime_ns, digest, issue]
-        for chunk, body, head, norm, _, _ in analysed:
+        for chunk, body, head, words, norm, _, _ in analysed:
             data["chunks"].append([chunk.path, chunk.ordinal, chunk.start_line, chunk.end_line,
-                                   chunk.heading, date, chunk.text, body, head, norm])
+                                   chunk.heading, date, chunk.text, body, head, words, norm])
 
     def touch(self, f):
         entry = self.backend.data["files"].get(f.path)

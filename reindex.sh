@@ -1,11 +1,13 @@
 #!/bin/sh
 # Thin wrapper: find this script's own folder (through symlinks) and run
 # memory_search.main there, passing every argument through unchanged.  Importing
-# (rather than running the file) lets Python reuse its compiled bytecode.
+# (rather than running the file) lets Python reuse its compiled bytecode;
+# -S skips site-packages (the suite needs only the standard library), which
+# saves ~5 ms of every call's start-up.
 self=$0
 while [ -L "$self" ]; do
     link=$(readlink "$self")
     case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
 done
 DIR=$(cd "$(dirname "$self")" && pwd -P) || exit 1
-exec "${MEMORY_PYTHON:-python3}" -c 'import sys; sys.path[0] = sys.argv.pop(1); from memory_search import main; sys.exit(main(["reindex"] + sys.argv[1:]))' "$DIR" "$@"
+exec "${MEMORY_PYTHON:-python3}" -S -c 'import sys; sys.path[0] = sys.argv.pop(1); from memory_search import main; sys.exit(main(["reindex"] + sys.argv[1:]))' "$DIR" "$@"
