@@ -875,6 +875,9 @@ def split_subcommand(argv, commands):
 def run_cli(argv, commands, prog, main_help=""):
     """Shared CLI driver (memory_linker uses it too): parse, run, map errors to exit codes."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):  # odd bytes in a query or a file never crash output
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     as_json = "--json" in argv[:argv.index("--")] if "--" in argv else "--json" in argv
     try:
         name, rest = split_subcommand(argv, commands)

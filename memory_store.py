@@ -637,6 +637,8 @@ def analyse_chunk(chunk, line_terms=None):
     by the chunks of one file, tokenizes each distinct line once (overlapping
     chunks repeat lines)."""
     cache = {} if line_terms is None else line_terms
+    if len(cache) > 512:  # overlap only ever reuses the last chunk's lines
+        cache.clear()
     lines, flat = [], []
     for line in chunk.text.split("\n"):
         terms = cache.get(line)
@@ -782,7 +784,7 @@ class SqliteBackend:
         self.conn = conn
         conn.execute("PRAGMA busy_timeout=%d" % BUSY_TIMEOUT_MS)
         if self._schema_version() != SCHEMA_VERSION:
-            self._create_schema()
+            _retry_while_locked(self._create_schema, self.sqlite3)
         conn.execute("SELECT rowid FROM fts LIMIT 0")  # fails here if this SQLite has no FTS5
         conn.execute("PRAGMA synchronous=NORMAL")
 
@@ -963,7 +965,8 @@ class _SqliteWriter:
         self.terms_delta -= self.backend._delete_file(path, self.df_delta)
 
     def put(self, f, digest, issue, date, analysed):
-        """Replace a file's chunks. analysed: [(Chunk,) + analyse_chunk(Chunk)]."""
+        """Replace a file's chunks. analysed: an iterable of (Chunk,) + analyse_chunk(Chunk),
+        written in batches so a huge file never sits in memory analysed."""
         self.remove(f.path)
         self.conn.execute("INSERT INTO files VALUES(?, ?, ?, ?, ?)", (f.path, f.size, f.mtime_ns, digest, issue))
         chunk_rows, fts_rows = [], []
@@ -974,8 +977,14 @@ class _SqliteWriter:
             self.df_delta.update(features)
             self.terms_delta += n_terms
             self.next_id += 1
+            if len(chunk_rows) >= 1000:
+                self._insert(chunk_rows, fts_rows)
+        self._insert(chunk_rows, fts_rows)
+
+    def _insert(self, chunk_rows, fts_rows):
         self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?)", chunk_rows)
         self.conn.executemany("INSERT INTO fts(rowid, body, head) VALUES(?, ?, ?)", fts_rows)
+        del chunk_rows[:], fts_rows[:]
 
     def touch(self, f):
         self.conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (f.size, f.mtime_ns, f.path))
@@ -998,6 +1007,19 @@ class _SqliteWriter:
                 conn.execute("ROLLBACK")
             raise
         return False
+
+
+def _retry_while_locked(fn, sqlite3, seconds=BUSY_TIMEOUT_MS / 1000.0):
+    """Run fn, retrying while another process holds the database: switching
+    to WAL mode can report 'locked' at once instead of waiting."""
+    deadline = time.time() + seconds
+    while True:
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc).lower() or time.time() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _drop_everything(conn):
@@ -1293,7 +1315,9 @@ def _write_error(exc, index_dir):
     if "locked" in msg or "busy" in msg:
         return StoreError("the index is busy: another process is updating it (try again)")
     if any(w in msg for w in ("full", "readonly", "read-only", "unable to open", "disk i/o")):
-        return StoreError("cannot write the index in %s: %s" % (index_dir, exc))
+        hint = " (is the disk full?)" if "i/o" in msg or "full" in msg else ""
+        return StoreError("cannot write the index in %s: %s%s; the old index is unchanged"
+                          % (index_dir, exc, hint))
     return None
 
 
@@ -1379,6 +1403,9 @@ class MemoryStore:
             return fn(*args, **kwargs)
         except Exception as exc:
             if not self.backend.is_damage(exc):
+                busy = _write_error(exc, self.index_dir) if "locked" in str(exc).lower() else None
+                if busy:
+                    raise busy
                 raise
             self._quarantine(exc)
             self.backend.open()
@@ -1448,7 +1475,7 @@ class MemoryStore:
                     touched.append(f.path)
                     continue
                 line_terms = {}
-                analysed = [(chunk,) + analyse_chunk(chunk, line_terms) for chunk in chunks]
+                analysed = ((chunk,) + analyse_chunk(chunk, line_terms) for chunk in chunks)
                 w.put(f, digest, issue, file_date(f.path), analysed)
                 (updated if old else added).append(f.path)
         return SyncReport(sorted(added), sorted(updated), sorted(removed),
@@ -1469,9 +1496,13 @@ class MemoryStore:
         name = "%s-%06d-%s" % (time.strftime("%Y%m%d-%H%M%S", time.localtime(now)),
                                int(now % 1 * 1e6), self.backend.filename)
         dest = os.path.join(folder, name)
+        partial = os.path.join(folder, ".partial-" + name)  # renamed when complete
         try:
-            self.backend.backup_to(dest)
+            self.backend.backup_to(partial)
+            os.replace(partial, dest)
         except Exception as exc:
+            if os.path.exists(partial):
+                os.unlink(partial)
             self.warn("memory: could not back up the index (%s); rebuilding anyway" % exc)
             return None
         olds = sorted(n for n in os.listdir(folder) if n.endswith(self.backend.filename))
