@@ -27,7 +27,8 @@ RERANK_DEPTH = 20      # the best hits get a bonus for holding the query in one 
 PROXIMITY_WEIGHT = 0.15  # ...worth this much (scores are renormalised to [0, 1])
 DATE_WEIGHT = 0.1      # bonus for a file dated on a day (or month) the query names
 MERGE_GAP = 2          # hits this close in one file become one passage...
-MERGE_MAX_LINES = 9    # ...of at most this many lines
+MERGE_MAX_LINES = 10   # ...of at most this many lines,
+MERGE_MIN_SHARE = 0.8  # ...when the later hit scores at least this share of the first
 MAX_QUERY_TERMS = 64   # the rarest terms of a very long query
 PROBE_POSTINGS = 5000  # FTS5 is asked for the rarest terms, up to this many postings
 DEFAULT_LIMIT = 5
@@ -255,9 +256,11 @@ def _rerank(order, rows, merged, terms, dfs, n_docs, dates):
 
 
 def _passages(order, rows, merged, keyword, vector, qterms, limit, min_score):
-    """Hits in rank order.  A hit that touches an earlier one in the same file
-    (within MERGE_GAP lines, at most MERGE_MAX_LINES together) joins it as one
-    passage; one mostly covered by an earlier hit is dropped."""
+    """Hits in rank order.  A candidate that touches a better hit in the same
+    file (within MERGE_GAP lines, at most MERGE_MAX_LINES together) and scores
+    at least MERGE_MIN_SHARE of it joins it as one passage; one mostly covered
+    by a better hit is dropped.  All candidates are considered before the
+    list is cut, so a hit's lines do not depend on --limit."""
     hits = []
     for key in order:
         row, score = rows[key], merged[key]
@@ -271,22 +274,20 @@ def _passages(order, rows, merged, keyword, vector, qterms, limit, min_score):
             touching = row.start_line <= hit.end_line + MERGE_GAP + 1 and \
                 row.end_line >= hit.start_line - MERGE_GAP - 1
             overlap = min(hit.end_line, row.end_line) - max(hit.start_line, row.start_line) + 1
-            if touching and end - start + 1 <= MERGE_MAX_LINES:
+            if touching and end - start + 1 <= MERGE_MAX_LINES and score >= MERGE_MIN_SHARE * hit.score:
                 hits[i] = hit._replace(start_line=start, end_line=end, text=_joined_text(hit, row))
                 placed = True
             elif overlap * 2 >= row.end_line - row.start_line + 1:
                 placed = True  # a near-duplicate of a better hit
             if placed:
                 break
-        if placed:
-            continue
-        if len(hits) >= limit:
-            break
-        hits.append(Hit(store_mod.chunk_id(row.path, row.ordinal), row.path, row.start_line,
-                        row.end_line, row.heading, row.date, round(score, 4),
-                        round(keyword.get(key, 0.0), 4), round(vector.get(key, 0.0), 4),
-                        make_snippet(row.text, qterms, row.body), row.text))
-    return hits
+        if not placed:
+            hits.append(Hit(store_mod.chunk_id(row.path, row.ordinal), row.path, row.start_line,
+                            row.end_line, row.heading, row.date, round(score, 4),
+                            round(keyword.get(key, 0.0), 4), round(vector.get(key, 0.0), 4),
+                            row.body, row.text))  # the terms stand in for the snippet until the cut
+    # make_snippet uses the stored terms per line, and cuts the text again if a merge grew it
+    return [h._replace(snippet=make_snippet(h.text, qterms, h.snippet)) for h in hits[:limit]]
 
 
 def _joined_text(hit, row):

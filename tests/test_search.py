@@ -101,6 +101,22 @@ class ExampleFolderSearchTest(TempMemory):
         folder = self.top("RSS", limit=10, filters=ms.Filters(path_glob="memory"))
         self.assertNotIn("MEMORY.md", [h.path for h in folder])
 
+    def test_a_hit_does_not_depend_on_the_limit(self):
+        for q in ("博客RSS配置", "OpenClaw skills", "Kyoto trip"):
+            many = self.top(q, limit=10)
+            for n in (1, 3):
+                few = self.top(q, limit=n)
+                self.assertEqual([(h.id, h.start_line, h.end_line, h.snippet) for h in few],
+                                 [(h.id, h.start_line, h.end_line, h.snippet) for h in many[:n]], q)
+
+    def test_passages_stay_within_the_merge_bound(self):
+        for q in ("OpenClaw", "RSS", "京都"):
+            for h in self.top(q, limit=10):
+                self.assertLessEqual(h.end_line - h.start_line + 1,
+                                     max(search_mod.MERGE_MAX_LINES, ms.CHUNK_MAX_LINES))
+                lines = ms.read_memory_lines(self.dir, h.path)
+                self.assertEqual(h.text, "\n".join(lines[h.start_line - 1:h.end_line]))
+
     def test_no_near_duplicate_hits(self):
         hits = self.top("OpenClaw", limit=10)
         for i, a in enumerate(hits):
