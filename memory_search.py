@@ -92,6 +92,19 @@ def probe_terms(distinct, dfs):
     return probe
 
 
+def _holding_many(store, distinct, dfs, filters, tries=3):
+    """Chunks holding all the query's terms (else all but the rarest, ...).
+    They rank high whatever the terms' frequency, and asking FTS5 for them is
+    cheap: it scores only the intersection."""
+    ranked = sorted(distinct, key=lambda t: (dfs[t], t))
+    found = {}
+    for skip in range(min(tries, len(ranked) - 1)):
+        found.update(store.keyword(ranked[skip:], CANDIDATE_POOL, filters, require_all=True))
+        if len(found) >= CANDIDATE_POOL // 2:
+            break
+    return found
+
+
 def keyword_channel(store, terms, dfs, n_docs, filters):
     """Candidates and their keyword scores: ({key: ChunkRow}, {key: term counts},
     {key: score in [0, 1]}).
@@ -101,8 +114,11 @@ def keyword_channel(store, terms, dfs, n_docs, filters):
     formula) is then mapped to [0, 1] by 1 - exp(-KEYWORD_SCALE x bm25 / sum
     of idf), about 0.78 for a chunk holding every term once."""
     distinct = list(dict.fromkeys(terms))
-    found = store.keyword(probe_terms(distinct, dfs), CANDIDATE_POOL, filters)
-    rows = store.fetch([key for key, _ in found])
+    probe = probe_terms(distinct, dfs)
+    found = dict(store.keyword(probe, CANDIDATE_POOL, filters))
+    if len(probe) < len(distinct):
+        found.update(_holding_many(store, distinct, dfs, filters))
+    rows = store.fetch(list(found))
     counts = {key: _term_counts(row) for key, row in rows.items()}
     idf = {t: fts5_idf(n_docs, dfs[t]) for t in distinct}
     scale = sum(idf.values()) or 1.0

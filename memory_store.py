@@ -79,11 +79,26 @@ def tokenize(text):
 
 
 def _split_cjk(run):
-    """[other, cjk, other, cjk, ..., other]: a run cut at its CJK stretches."""
+    """[other, cjk, other, cjk, ...]: a run cut at its CJK stretches.  Short
+    runs (queries) are cut character by character; long ones (documents) by a
+    regex compiled on first use (compiling it costs ~2 ms)."""
     global _cjk_split
+    if len(run) < 64:
+        out = [""]
+        for c in run:
+            if _is_cjk_char(c) == (len(out) % 2 == 0):  # same kind as the last stretch
+                out[-1] += c
+            else:
+                out.append(c)
+        return out
     if _cjk_split is None:
         _cjk_split = re.compile("([" + _CJK + "]+)").split
     return _cjk_split(run)
+
+
+def _is_cjk_char(c):
+    o = ord(c)
+    return any(lo <= o <= hi for lo, hi in _CJK_RANGES)
 
 
 def term_spans(text):
@@ -127,7 +142,7 @@ _WORD_CACHE = {}  # word -> its terms; words repeat, and stemming is the slow pa
 
 def is_cjk(text):
     """Whether text is made of CJK characters only (the tokenizer's CJK runs)."""
-    return bool(text) and all(any(lo <= ord(c) <= hi for lo, hi in _CJK_RANGES) for c in text)
+    return bool(text) and all(_is_cjk_char(c) for c in text)
 
 
 def _cjk_terms(run):
@@ -858,11 +873,12 @@ class SqliteBackend:
         return dict(self.conn.execute(
             "SELECT term, df FROM terms WHERE term IN (%s)" % marks, list(terms)))
 
-    def keyword(self, terms, limit, filters=None):
-        """BM25 over the FTS5 index: [(key, score)], score positive, best first."""
+    def keyword(self, terms, limit, filters=None, require_all=False):
+        """BM25 over the FTS5 index: [(key, score)], score positive, best first.
+        Chunks holding any of the terms, or with require_all, every one."""
         if not terms:
             return []
-        match = " OR ".join('"%s"' % t.replace('"', '""') for t in terms)
+        match = (" AND " if require_all else " OR ").join('"%s"' % t.replace('"', '""') for t in terms)
         where, args = _sql_filters(filters, self.conn)
         sql = ("SELECT fts.rowid, -fts.rank FROM fts JOIN chunks c ON c.id = fts.rowid "
                "WHERE fts MATCH ?%s ORDER BY fts.rank LIMIT ?" % where)
@@ -1130,10 +1146,15 @@ class JsonBackend:
         dfs = self._index()[3]
         return {t: dfs[t] for t in terms if dfs.get(t)}
 
-    def keyword(self, terms, limit, filters=None):
+    def keyword(self, terms, limit, filters=None, require_all=False):
         postings, lengths, avg, _ = self._index()
         n = len(lengths)
         scores = {}
+        if require_all:
+            holding = None
+            for term in set(terms):
+                keys = {k for k, _, _ in postings.get(term, ())}
+                holding = keys if holding is None else holding & keys
         for term in set(terms):
             hits = postings.get(term)
             if not hits:
@@ -1145,6 +1166,8 @@ class JsonBackend:
                 denom = tf + BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / avg)
                 scores[key] = scores.get(key, 0.0) + idf * tf * (BM25_K1 + 1) / denom
         chunks = self.data["chunks"]
+        if require_all:
+            scores = {k: v for k, v in scores.items() if k in holding}
         ranked = sorted((k for k in scores if passes(filters, chunks[k][5], chunks[k][0])),
                         key=lambda k: (-scores[k], k))
         return [(k, scores[k]) for k in ranked[:limit]]
@@ -1511,8 +1534,8 @@ class MemoryStore:
         return dest
 
     # --- reads -------------------------------------------------------------
-    def keyword(self, terms, limit, filters=None):
-        return self._guarded(self.backend.keyword, terms, limit, filters)
+    def keyword(self, terms, limit, filters=None, require_all=False):
+        return self._guarded(self.backend.keyword, terms, limit, filters, require_all)
 
     def fetch(self, keys):
         return self._guarded(self.backend.fetch, keys)
