@@ -468,6 +468,7 @@ Related.__doc__ = "A memory related to a target, with the entities they share (n
 # Entities in more than this share of chunks say little about relatedness
 # (and would make every lookup touch most of the index).
 COMMON_ENTITY_SHARE = 0.2
+SAME_DAY_WEIGHT = 0.25  # bonus for a related memory from the same day or file (one batch of work)
 
 
 class LinkGraph:
@@ -650,6 +651,8 @@ class LinkGraph:
                 score = scored[ref] / union if union else 0.0
             else:
                 score = scored[ref] / total_own
+            if SAME_DAY_WEIGHT and _same_day(row, target_rows.values()):
+                score = (score + SAME_DAY_WEIGHT) / (1 + SAME_DAY_WEIGHT)
             names = [entities[k].name for k in sorted(shared[ref], key=lambda k: -weight[k])]
             results.append(Related(store_mod.chunk_id(*ref), ref[0], row.start_line, row.end_line,
                                    row.heading, row.date, round(score, 4), names,
@@ -715,6 +718,11 @@ def _display_rank(form):
     name over the tag or code form, capitals over lower case."""
     (kind, spelling), count = form
     return count, _KIND_RANK.get(kind, 0), spelling != spelling.lower(), spelling
+
+
+def _same_day(row, targets):
+    """Written the same day (same date, or the same undated file) as a target."""
+    return any((row.date is not None and row.date == t.date) or row.path == t.path for t in targets)
 
 
 def _backbone(edges, centre=None, per_node=3):

@@ -81,6 +81,7 @@ def main(argv=None):
     print("| corpus | files | chunks | entities | by kind | link.sh build |")
     print("|---|---:|---:|---:|---|---:|")
     rel = collections.Counter()
+    default_same_day = memory_linker.SAME_DAY_WEIGHT
     plain, expanded = collections.defaultdict(list), collections.defaultdict(list)
     top_names = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -104,10 +105,13 @@ def main(argv=None):
                     store.close()
                     continue
                 multi = [q for q in qs if q["category_name"] == "multi-hop"]
-                for scoring in ("jaccard", "overlap"):
+                for scoring, same_day in (("jaccard", 0.0), ("overlap", 0.0), ("overlap", 0.25)):
+                    memory_linker.SAME_DAY_WEIGHT = same_day
+                    label = scoring + (" + same-day %.2f" % same_day if same_day else "")
                     h, t = related_eval(store, graph, multi, scoring)
-                    rel[(scoring, "hit")] += h
-                    rel[(scoring, "total")] += t
+                    rel[(label, "hit")] += h
+                    rel[(label, "total")] += t
+                memory_linker.SAME_DAY_WEIGHT = default_same_day
                 cache = {}
                 for q in qs:
                     lines_of = lambda p: quality.read_lines(copy, p, cache)  # noqa: E731
@@ -122,9 +126,9 @@ def main(argv=None):
     for label, names in top_names.items():
         print("- %s: %s" % (label, ", ".join(names)))
     print("\n### Related memories, LoCoMo multi-hop (another gold line in the top 5)\n")
-    for scoring in ("jaccard", "overlap"):
-        h, t = rel[(scoring, "hit")], rel[(scoring, "total")]
-        print("- %s: %d / %d = %.3f" % (scoring, h, t, h / t if t else 0))
+    for label in sorted({k for k, _ in rel}):
+        h, t = rel[(label, "hit")], rel[(label, "total")]
+        print("- %s: %d / %d = %.3f" % (label, h, t, h / t if t else 0))
     print("\n### Graph expansion of search on LoCoMo (related memories after the 3rd hit)\n")
     print("| category | R@5 plain | R@5 expanded | MRR plain | MRR expanded | R@4kc plain | R@4kc expanded |")
     print("|---|---:|---:|---:|---:|---:|---:|")
