@@ -128,13 +128,18 @@ def _add_mixed_run(run, out):
                 out.extend(_cached_word_terms(word))
 
 
+def _memo(cache, key, compute, limit=300000):
+    """cache[key], computed once; the cache is emptied when it grows past limit."""
+    value = cache.get(key)
+    if value is None:
+        if len(cache) > limit:
+            cache.clear()
+        value = cache[key] = compute(key)
+    return value
+
+
 def _cached_word_terms(word):
-    terms = _WORD_CACHE.get(word)
-    if terms is None:
-        if len(_WORD_CACHE) > 500000:
-            _WORD_CACHE.clear()
-        terms = _WORD_CACHE[word] = _word_terms(word)
-    return terms
+    return _memo(_WORD_CACHE, word, _word_terms)
 
 
 _WORD_CACHE = {}  # word -> its terms; words repeat, and stemming is the slow part
@@ -311,12 +316,7 @@ _GRAM_CACHE = {}
 
 
 def cached_grams(term):
-    grams = _GRAM_CACHE.get(term)
-    if grams is None:
-        if len(_GRAM_CACHE) > 200000:
-            _GRAM_CACHE.clear()
-        grams = _GRAM_CACHE[term] = term_grams(term)
-    return grams
+    return _memo(_GRAM_CACHE, term, term_grams)
 
 
 def vector_features(terms):
@@ -495,10 +495,6 @@ def read_memory_lines(root, rel):
     return split_lines(mask_private(text))
 
 
-def _relative(root, path):
-    return os.path.relpath(path, root).replace(os.sep, "/")
-
-
 def safe_join(root, rel):
     """Resolve a user-given path inside root, or raise StoreError.
 
@@ -533,6 +529,11 @@ _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 
 def chunk_id(path, ordinal):
     return "%s#%d" % (path, ordinal)
+
+
+def is_heading(line):
+    """Whether a line is a Markdown ATX heading ('## Title', not '#tag')."""
+    return _HEADING.match(line) is not None
 
 
 def chunk_markdown(path, text, max_lines=None, overlap=None, max_chars=None):
@@ -904,9 +905,6 @@ class SqliteBackend:
             rows = self.conn.execute("SELECT id FROM chunks WHERE path=? AND ordinal=?", (path, ordinal))
         return [r[0] for r in rows]
 
-    def all_keys(self):
-        return [r[0] for r in self.conn.execute("SELECT id FROM chunks ORDER BY path, ordinal")]
-
     def file_issues(self):
         return list(self.conn.execute(
             "SELECT path, issue FROM files WHERE issue IS NOT NULL ORDER BY path"))
@@ -1178,10 +1176,6 @@ class JsonBackend:
     def chunk_keys(self, path, ordinal=None):
         return [k for k, c in enumerate(self.data["chunks"])
                 if c[0] == path and (ordinal is None or c[1] == ordinal)]
-
-    def all_keys(self):
-        chunks = self.data["chunks"]
-        return sorted(range(len(chunks)), key=lambda k: (chunks[k][0], chunks[k][1]))
 
     def file_issues(self):
         return sorted((p, v[3]) for p, v in self.data["files"].items() if v[3])
@@ -1552,9 +1546,6 @@ class MemoryStore:
     def chunk_keys(self, path, ordinal=None):
         return self.backend.chunk_keys(path, ordinal)
 
-    def all_keys(self):
-        return self.backend.all_keys()
-
     def status(self):
         stats = self._guarded(self.backend.stats)
         changed, removed = self.stale()
@@ -1572,7 +1563,3 @@ class MemoryStore:
     def close(self):
         self.backend.close()
 
-
-def is_heading(line):
-    """Whether a line is a Markdown ATX heading ('## Title', not '#tag')."""
-    return _HEADING.match(line) is not None

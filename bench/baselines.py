@@ -20,27 +20,19 @@ import re
 import sys
 import time
 
+from corpus import markdown_files  # same folder, standard library only
+
 CHUNK_LINES = 15
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff\uf900-\ufaff]+")
 
 
 def read_chunks(root):
     chunks = []
-    for dirpath, dirnames, names in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(names):
-            if not name.endswith(".md"):
-                continue
-            full = os.path.join(dirpath, name)
-            rel = os.path.relpath(full, root).replace(os.sep, "/")
-            with open(full, encoding="utf-8", errors="replace") as f:
-                lines = f.read().split("\n")
-            if len(lines) > 1 and lines[-1] == "":
-                lines.pop()
-            for i in range(0, len(lines), CHUNK_LINES):
-                part = lines[i:i + CHUNK_LINES]
-                if any(l.strip() for l in part):
-                    chunks.append((rel, i + 1, min(i + CHUNK_LINES, len(lines)), "\n".join(part)))
+    for rel, lines in markdown_files(root):
+        for i in range(0, len(lines), CHUNK_LINES):
+            part = lines[i:i + CHUNK_LINES]
+            if any(l.strip() for l in part):
+                chunks.append((rel, i + 1, min(i + CHUNK_LINES, len(lines)), "\n".join(part)))
     return chunks
 
 

@@ -19,6 +19,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "eval-data"))
 
 
+def markdown_files(root):
+    """(relative path, lines) of every .md file under root, hidden folders skipped;
+    what the baselines read (the suite has its own, stricter discovery)."""
+    for dirpath, dirnames, names in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(names):
+            if not name.endswith(".md"):
+                continue
+            full = os.path.join(dirpath, name)
+            with open(full, encoding="utf-8", errors="replace") as f:
+                lines = f.read().split("\n")
+            if len(lines) > 1 and lines[-1] == "":
+                lines.pop()  # the newline ending the last line
+            yield os.path.relpath(full, root).replace(os.sep, "/"), lines
+
+
 def source_sections(data):
     """[(title, [lines])] from every eval file: LoCoMo sessions cut into
     12-line blocks, CMRC articles as they are."""

@@ -14,6 +14,8 @@ import re
 import sys
 from collections import Counter
 
+from corpus import markdown_files  # same folder, standard library only
+
 INDEX = ".seed_index.json"
 TOKEN = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]")
 
@@ -24,22 +26,12 @@ def tokenize(text):
 
 def sections(root):
     """(path, start_line, end_line, text) per '## ' section of every .md file."""
-    for dirpath, dirnames, names in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(names):
-            if not name.endswith(".md"):
-                continue
-            full = os.path.join(dirpath, name)
-            rel = os.path.relpath(full, root).replace(os.sep, "/")
-            with open(full, encoding="utf-8", errors="replace") as f:
-                lines = f.read().split("\n")
-            if len(lines) > 1 and lines[-1] == "":
-                lines.pop()
-            start = 0
-            for i, line in enumerate(lines + ["## end"]):
-                if line.startswith("## ") and i > start:
-                    yield rel, start + 1, i, "\n".join(lines[start:i])
-                    start = i
+    for rel, lines in markdown_files(root):
+        start = 0
+        for i, line in enumerate(lines + ["## end"]):
+            if line.startswith("## ") and i > start:
+                yield rel, start + 1, i, "\n".join(lines[start:i])
+                start = i
 
 
 def build(root):
