@@ -519,9 +519,9 @@ CHUNK_MAX_LINES = 6
 CHUNK_OVERLAP = 2
 CHUNK_MAX_CHARS = 1000
 
-Chunk = namedtuple("Chunk", "path ordinal start_line end_line heading text")
-Chunk.__doc__ = ("A bounded piece of one file. Lines are 1-based and inclusive; "
-                 "heading is the trail of enclosing headings joined by ' > '.")
+Chunk = namedtuple("Chunk", "path ordinal start_line end_line heading text hash")
+Chunk.__doc__ = ("A bounded piece of one file. Lines are 1-based and inclusive; heading is "
+                 "the trail of enclosing headings joined by ' > '; hash identifies its text.")
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
@@ -552,7 +552,8 @@ def chunk_markdown(path, text, max_lines=None, overlap=None, max_chars=None):
     chunks = []
     for start, end, trail in _sections(lines):
         for s, e, piece in _windows(lines, start, end, max_lines, overlap, max_chars):
-            chunks.append(Chunk(path, len(chunks), s + 1, e, " > ".join(trail), piece))
+            chunks.append(Chunk(path, len(chunks), s + 1, e, " > ".join(trail), piece,
+                                content_hash(piece)[:16]))
     return chunks
 
 
@@ -626,15 +627,16 @@ def _next_content(lines, i, end):
 # Index records shared by both backends
 # --------------------------------------------------------------------------
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 FTS_TOKENCHARS = "-_.:/@+"  # connectors the tokenizer keeps inside codes
 HEADING_WEIGHT = 1.0        # BM25 weight of the heading column (body is 1.0)
 BUSY_TIMEOUT_MS = 10000
 
-ChunkRow = namedtuple("ChunkRow", "key path ordinal start_line end_line heading date text body head words norm")
+ChunkRow = namedtuple("ChunkRow", "key path ordinal start_line end_line heading date text body head words norm hash")
 ChunkRow.__doc__ = ("A stored chunk: key is the backend's row key; body holds its analysed terms "
                     "(space-joined, a line per text line), head those of its heading trail, words "
-                    "its Latin words marked ^word$ (for trigram matching), norm its vector length.")
+                    "its Latin words marked ^word$ (for trigram matching), norm its vector length, "
+                    "hash its text's.")
 
 SyncReport = namedtuple("SyncReport", "added updated removed unchanged problems")
 SyncReport.__doc__ = "What a sync did: lists of paths, and (path, issue) pairs."
@@ -739,12 +741,89 @@ def plan_sync(known, found):
     return changed, removed, unchanged
 
 
-def load_source(f):
-    """Read and chunk a SourceFile: (hash, issue, chunks)."""
+AnalysedFile = namedtuple("AnalysedFile", "digest issue chunks df")
+AnalysedFile.__doc__ = ("A file ready for the index: its hash, any issue, its chunks as "
+                        "(Chunk, body, head, words, norm, term count), and how many of its "
+                        "chunks hold each feature (for document frequencies).")
+
+
+def analyse_file(f, df=None):
+    """Read, chunk and analyse one SourceFile (in a worker process for big
+    syncs).  Chunks come as (Chunk, body, head, packed terms, norm, term count);
+    df counts the chunks holding each feature (pass a Counter to add to it)."""
     text, issue = read_source(f.abspath)
+    df = Counter() if df is None else df
     if text is None:
-        return None, issue, []
-    return content_hash(text), issue, chunk_markdown(f.path, text)
+        return AnalysedFile(None, issue, [], df)
+    chunks, line_terms = [], {}
+    for chunk in chunk_markdown(f.path, text):
+        body, head, words, norm, features, n_terms = analyse_chunk(chunk, line_terms)
+        chunks.append((chunk, body, head, pack_terms(body, head, words), norm, n_terms))
+        df.update(features)
+    return AnalysedFile(content_hash(text), issue, chunks, df)
+
+
+def _quiet_worker():
+    """A worker's errors reach the parent through the pool; its own stderr would
+    only print broken-pipe tracebacks if the parent were killed."""
+    sys.stderr = open(os.devnull, "w")
+
+
+def _analyse_batch(files):
+    """Worker task: several files, with one document-frequency Counter for all
+    of them (merging one Counter per file in the parent cost seconds)."""
+    df = Counter()
+    results = [analyse_file(f, df)._replace(df=None) for f in files]
+    return results, df
+
+
+PARALLEL_BYTES = 4 * 1024 * 1024  # changed Markdown above this is analysed in parallel
+PARALLEL_BATCH = 32               # files handed out at a time (bounds memory)
+
+
+def _pipelined(pool, files, in_flight):
+    """Batches of files through the pool, in order, with a bounded number in
+    flight so results never pile up in memory."""
+    from collections import deque
+    batches = iter([files[i:i + PARALLEL_BATCH] for i in range(0, len(files), PARALLEL_BATCH)])
+    pending = deque()
+    for batch in batches:
+        pending.append((batch, pool.apply_async(_analyse_batch, (batch,))))
+        if len(pending) >= in_flight:
+            break
+    while pending:
+        batch, result = pending.popleft()
+        results, df = result.get()
+        following = next(batches, None)
+        if following is not None:
+            pending.append((following, pool.apply_async(_analyse_batch, (following,))))
+        for f, analysed in zip(batch, results):
+            yield f, analysed
+        yield None, df  # the batch's document frequencies
+
+
+def analyse_files(files):
+    """(SourceFile, AnalysedFile) in order; across worker processes when there
+    is enough to do and more than one core, else in this process.  From
+    workers, each batch ends with (None, Counter): the batch's document
+    frequencies, which its AnalysedFiles then leave out (df=None)."""
+    workers = min(os.cpu_count() or 1, 4)
+    if workers > 1 and sum(f.size for f in files) > PARALLEL_BYTES:
+        try:
+            import multiprocessing
+            methods = multiprocessing.get_all_start_methods()
+            # never fork: the parent holds an open SQLite transaction
+            ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+            pool = ctx.Pool(workers, initializer=_quiet_worker)
+        except (ImportError, OSError, ValueError):
+            pool = None  # no process support here (some sandboxes): analyse serially
+        if pool is not None:
+            with pool:
+                for item in _pipelined(pool, files, workers * 2):
+                    yield item
+            return
+    for f in files:
+        yield f, analyse_file(f)
 
 
 # --------------------------------------------------------------------------
@@ -757,7 +836,7 @@ CREATE TABLE files(path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER,
                    hash TEXT, issue TEXT) WITHOUT ROWID;
 CREATE TABLE chunks(id INTEGER PRIMARY KEY, path TEXT NOT NULL, ordinal INTEGER NOT NULL,
                     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
-                    heading TEXT, date TEXT, text TEXT, terms BLOB, norm REAL);
+                    heading TEXT, date TEXT, text TEXT, terms BLOB, norm REAL, hash TEXT);
 CREATE UNIQUE INDEX chunks_by_path ON chunks(path, ordinal);
 CREATE VIRTUAL TABLE fts USING fts5(body, head, content='',
     tokenize="unicode61 remove_diacritics 0 tokenchars '{tokenchars}'");
@@ -892,10 +971,10 @@ class SqliteBackend:
         for i in range(0, len(keys), 500):
             part = keys[i:i + 500]
             rows = self.conn.execute(
-                "SELECT id, path, ordinal, start_line, end_line, heading, date, text, terms, norm "
+                "SELECT id, path, ordinal, start_line, end_line, heading, date, text, terms, norm, hash "
                 "FROM chunks WHERE id IN (%s)" % ",".join("?" * len(part)), part)
             for r in rows:
-                out[r[0]] = ChunkRow(*(r[:8] + unpack_terms(r[8]) + (r[9],)))
+                out[r[0]] = ChunkRow(*(r[:8] + unpack_terms(r[8]) + r[9:]))
         return out
 
     def chunk_keys(self, path, ordinal=None):
@@ -978,25 +1057,32 @@ class _SqliteWriter:
     def remove(self, path):
         self.terms_delta -= self.backend._delete_file(path, self.df_delta)
 
-    def put(self, f, digest, issue, date, analysed):
-        """Replace a file's chunks. analysed: an iterable of (Chunk,) + analyse_chunk(Chunk),
-        written in batches so a huge file never sits in memory analysed."""
+    def put(self, f, analysed):
+        """Replace a file's chunks with an AnalysedFile; its chunks are written in
+        batches, so a huge file never sits in memory as SQL rows too."""
         self.remove(f.path)
-        self.conn.execute("INSERT INTO files VALUES(?, ?, ?, ?, ?)", (f.path, f.size, f.mtime_ns, digest, issue))
+        self.conn.execute("INSERT INTO files VALUES(?, ?, ?, ?, ?)",
+                          (f.path, f.size, f.mtime_ns, analysed.digest, analysed.issue))
+        date = file_date(f.path)
         chunk_rows, fts_rows = [], []
-        for chunk, body, head, words, norm, features, n_terms in analysed:
+        for chunk, body, head, packed, norm, n_terms in analysed.chunks:
             chunk_rows.append((self.next_id, chunk.path, chunk.ordinal, chunk.start_line, chunk.end_line,
-                               chunk.heading, date, chunk.text, pack_terms(body, head, words), norm))
+                               chunk.heading, date, chunk.text, packed, norm, chunk.hash))
             fts_rows.append((self.next_id, body, head))
-            self.df_delta.update(features)
             self.terms_delta += n_terms
             self.next_id += 1
             if len(chunk_rows) >= 1000:
                 self._insert(chunk_rows, fts_rows)
         self._insert(chunk_rows, fts_rows)
+        if analysed.df is not None:
+            self.df_delta.update(analysed.df)
+
+    def count_features(self, df):
+        """Document frequencies of a batch of files put() without theirs."""
+        self.df_delta.update(df)
 
     def _insert(self, chunk_rows, fts_rows):
-        self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?)", chunk_rows)
+        self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?,?)", chunk_rows)
         self.conn.executemany("INSERT INTO fts(rowid, body, head) VALUES(?, ?, ?)", fts_rows)
         del chunk_rows[:], fts_rows[:]
 
@@ -1121,8 +1207,8 @@ class JsonBackend:
         return sum(self._index()[1])
 
     def _row(self, key):
-        path, ordinal, start, end, heading, date, text, body, head, words, norm = self.data["chunks"][key]
-        return ChunkRow(key, path, ordinal, start, end, heading, date, text, body, head, words, norm)
+        path, ordinal, start, end, heading, date, text, body, head, words, norm, digest = self.data["chunks"][key]
+        return ChunkRow(key, path, ordinal, start, end, heading, date, text, body, head, words, norm, digest)
 
     def _index(self):
         """Postings {term: [(key, body_tf, head_tf)]}, doc lengths, average length,
@@ -1223,13 +1309,18 @@ class _JsonWriter:
             del data["files"][path]
             data["chunks"] = [c for c in data["chunks"] if c[0] != path]
 
-    def put(self, f, digest, issue, date, analysed):
+    def put(self, f, analysed):
         self.remove(f.path)
         data = self.backend.data
-        data["files"][f.path] = [f.size, f.mtime_ns, digest, issue]
-        for chunk, body, head, words, norm, _, _ in analysed:
+        data["files"][f.path] = [f.size, f.mtime_ns, analysed.digest, analysed.issue]
+        date = file_date(f.path)
+        for chunk, body, head, packed, norm, _ in analysed.chunks:
+            words = unpack_terms(packed)[2]
             data["chunks"].append([chunk.path, chunk.ordinal, chunk.start_line, chunk.end_line,
-                                   chunk.heading, date, chunk.text, body, head, words, norm])
+                                   chunk.heading, date, chunk.text, body, head, words, norm, chunk.hash])
+
+    def count_features(self, df):
+        pass  # the JSON backend counts document frequencies when it loads
 
     def touch(self, f):
         entry = self.backend.data["files"].get(f.path)
@@ -1482,18 +1573,18 @@ class MemoryStore:
             changed, removed, unchanged = plan_sync(known, found)
             for path in removed:
                 w.remove(path)
-            for f in changed:
-                digest, issue, chunks = load_source(f)
-                if issue:
-                    problems.append((f.path, issue))
+            for f, analysed in analyse_files(changed):
+                if f is None:
+                    w.count_features(analysed)
+                    continue
+                if analysed.issue:
+                    problems.append((f.path, analysed.issue))
                 old = known.get(f.path)
-                if old and digest is not None and old[2] == digest:
-                    w.touch(f)
+                if old and analysed.digest is not None and old[2] == analysed.digest:
+                    w.touch(f)  # same content, new mtime
                     touched.append(f.path)
                     continue
-                line_terms = {}
-                analysed = ((chunk,) + analyse_chunk(chunk, line_terms) for chunk in chunks)
-                w.put(f, digest, issue, file_date(f.path), analysed)
+                w.put(f, analysed)
                 (updated if old else added).append(f.path)
         return SyncReport(sorted(added), sorted(updated), sorted(removed),
                           sorted(unchanged + touched), sorted(problems))

@@ -161,8 +161,9 @@ class DamagedIndexTest(TempMemory):
         self.assertEqual(err, "")
 
     def test_damaged_json(self):
-        for content in (b"", b"{\"schema_version\": 6, \"chunks\": [[", b"[1, 2, 3]", os.urandom(300),
-                        b'{"schema_version": 6, "files": {}, "chunks": [["a.md"]]}'):
+        version = str(ms.SCHEMA_VERSION).encode()
+        for content in (b"", b'{"schema_version": ' + version + b', "chunks": [[', b"[1, 2, 3]", os.urandom(300),
+                        b'{"schema_version": ' + version + b', "files": {}, "chunks": [["a.md"]]}'):
             def damage(p, content=content):
                 with open(p, "wb") as f:
                     f.write(content)
