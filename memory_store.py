@@ -747,20 +747,24 @@ AnalysedFile.__doc__ = ("A file ready for the index: its hash, any issue, its ch
                         "chunks hold each feature (for document frequencies).")
 
 
-def analyse_file(f, df=None):
+def analyse_file(f, df=None, known_hash=None):
     """Read, chunk and analyse one SourceFile (in a worker process for big
     syncs).  Chunks come as (Chunk, body, head, packed terms, norm, term count);
-    df counts the chunks holding each feature (pass a Counter to add to it)."""
+    df counts the chunks holding each feature (pass a Counter to add to it).
+    A file whose content still has known_hash is not analysed: chunks is None."""
     text, issue = read_source(f.abspath)
     df = Counter() if df is None else df
     if text is None:
         return AnalysedFile(None, issue, [], df)
+    digest = content_hash(text)
+    if digest == known_hash:
+        return AnalysedFile(digest, issue, None, df)  # touched, not changed
     chunks, line_terms = [], {}
     for chunk in chunk_markdown(f.path, text):
         body, head, words, norm, features, n_terms = analyse_chunk(chunk, line_terms)
         chunks.append((chunk, body, head, pack_terms(body, head, words), norm, n_terms))
         df.update(features)
-    return AnalysedFile(content_hash(text), issue, chunks, df)
+    return AnalysedFile(digest, issue, chunks, df)
 
 
 def _quiet_worker():
@@ -769,11 +773,12 @@ def _quiet_worker():
     sys.stderr = open(os.devnull, "w")
 
 
-def _analyse_batch(files):
-    """Worker task: several files, with one document-frequency Counter for all
-    of them (merging one Counter per file in the parent cost seconds)."""
+def _analyse_batch(tasks):
+    """Worker task: several (SourceFile, known hash), with one document-frequency
+    Counter for all of them (merging one Counter per file in the parent cost
+    seconds)."""
     df = Counter()
-    results = [analyse_file(f, df)._replace(df=None) for f in files]
+    results = [analyse_file(f, df, known)._replace(df=None) for f, known in tasks]
     return results, df
 
 
@@ -781,11 +786,11 @@ PARALLEL_BYTES = 4 * 1024 * 1024  # changed Markdown above this is analysed in p
 PARALLEL_BATCH = 32               # files handed out at a time (bounds memory)
 
 
-def _pipelined(pool, files, in_flight):
-    """Batches of files through the pool, in order, with a bounded number in
-    flight so results never pile up in memory."""
+def _pipelined(pool, tasks, in_flight):
+    """Batches of (file, known hash) through the pool, in order, with a bounded
+    number in flight so results never pile up in memory."""
     from collections import deque
-    batches = iter([files[i:i + PARALLEL_BATCH] for i in range(0, len(files), PARALLEL_BATCH)])
+    batches = iter([tasks[i:i + PARALLEL_BATCH] for i in range(0, len(tasks), PARALLEL_BATCH)])
     pending = deque()
     for batch in batches:
         pending.append((batch, pool.apply_async(_analyse_batch, (batch,))))
@@ -797,18 +802,18 @@ def _pipelined(pool, files, in_flight):
         following = next(batches, None)
         if following is not None:
             pending.append((following, pool.apply_async(_analyse_batch, (following,))))
-        for f, analysed in zip(batch, results):
+        for (f, _), analysed in zip(batch, results):
             yield f, analysed
         yield None, df  # the batch's document frequencies
 
 
-def analyse_files(files):
-    """(SourceFile, AnalysedFile) in order; across worker processes when there
-    is enough to do and more than one core, else in this process.  From
-    workers, each batch ends with (None, Counter): the batch's document
-    frequencies, which its AnalysedFiles then leave out (df=None)."""
+def analyse_files(tasks):
+    """(SourceFile, AnalysedFile) for each (SourceFile, known hash), in order;
+    across worker processes when there is enough to do and more than one core,
+    else in this process.  From workers, each batch ends with (None, Counter):
+    the batch's document frequencies, which its AnalysedFiles leave out."""
     workers = min(os.cpu_count() or 1, 4)
-    if workers > 1 and sum(f.size for f in files) > PARALLEL_BYTES:
+    if workers > 1 and sum(f.size for f, _ in tasks) > PARALLEL_BYTES:
         try:
             import multiprocessing
             methods = multiprocessing.get_all_start_methods()
@@ -819,11 +824,11 @@ def analyse_files(files):
             pool = None  # no process support here (some sandboxes): analyse serially
         if pool is not None:
             with pool:
-                for item in _pipelined(pool, files, workers * 2):
+                for item in _pipelined(pool, tasks, workers * 2):
                     yield item
             return
-    for f in files:
-        yield f, analyse_file(f)
+    for f, known in tasks:
+        yield f, analyse_file(f, known_hash=known)
 
 
 # --------------------------------------------------------------------------
@@ -1573,19 +1578,19 @@ class MemoryStore:
             changed, removed, unchanged = plan_sync(known, found)
             for path in removed:
                 w.remove(path)
-            for f, analysed in analyse_files(changed):
+            tasks = [(f, known[f.path][2] if f.path in known else None) for f in changed]
+            for f, analysed in analyse_files(tasks):
                 if f is None:
                     w.count_features(analysed)
                     continue
                 if analysed.issue:
                     problems.append((f.path, analysed.issue))
-                old = known.get(f.path)
-                if old and analysed.digest is not None and old[2] == analysed.digest:
+                if analysed.chunks is None:
                     w.touch(f)  # same content, new mtime
                     touched.append(f.path)
                     continue
                 w.put(f, analysed)
-                (updated if old else added).append(f.path)
+                (updated if f.path in known else added).append(f.path)
         return SyncReport(sorted(added), sorted(updated), sorted(removed),
                           sorted(unchanged + touched), sorted(problems))
 

@@ -71,6 +71,23 @@ class SyncTest(TempMemory):
         self.assertEqual(report.updated, [])
         self.assertIn("MEMORY.md", report.unchanged)
 
+    def test_touched_files_in_a_big_parallel_sync_keep_frequencies(self):
+        original = ms.PARALLEL_BYTES
+        ms.PARALLEL_BYTES = 0  # every sync takes the parallel path (where there are 2+ cores)
+        self.addCleanup(setattr, ms, "PARALLEL_BYTES", original)
+        for i in range(40):
+            self.write("memory/n%d.md" % i, "note %d about hugo and kyoto\n" % i)
+        s = self.store()
+        s.sync()
+        before = s.doc_freqs(["hugo", "kyoto"])
+        for i in range(40):
+            bump_mtime(os.path.join(self.dir, "memory", "n%d.md" % i))
+        self.write("memory/n0.md", "note 0 about kyoto only\n")
+        report = s.sync()
+        self.assertEqual(report.updated, ["memory/n0.md"])
+        self.assertEqual(len(report.unchanged), 41)
+        self.assertEqual(s.doc_freqs(["hugo", "kyoto"]), {"hugo": before["hugo"] - 1, "kyoto": before["kyoto"]})
+
     def test_document_frequencies_follow_edits(self):
         s = self.store()
         s.sync()
