@@ -596,25 +596,34 @@ class LinkGraph:
         return out
 
     def resolve_target(self, target):
-        """A chunk id 'path#n' or a file path -> (path, [ordinals])."""
-        path, _, ordinal = target.rpartition("#") if "#" in target else (target, "", "")
-        path = path.replace("\\", "/").lstrip("./") if path.startswith("./") else path.replace("\\", "/")
+        """A chunk id 'path#n', a citation 'path:31-44' or a file path ->
+        (path, [ordinals]).  ValueError for a malformed reference."""
+        path, first, last = store_mod.parse_reference(target)
+        path = path.replace("\\", "/")
+        if path.startswith("./"):
+            path = path[2:]
         store_mod.safe_join(self.store.root, path)
         keys = self.store.chunk_keys(path)
         if not keys:
             raise StoreError("no memory file %r in the index" % path)
         rows = self.store.fetch(keys).values()
-        if ordinal != "":
-            if not ordinal.isdigit() or int(ordinal) not in {r.ordinal for r in rows}:
+        if first == "#":
+            if last not in {r.ordinal for r in rows}:
                 raise StoreError("no chunk %s (the file has %d chunks, #0-#%d)" % (target, len(keys), len(keys) - 1))
-            return path, [int(ordinal)]
+            return path, [last]
+        if first is not None:
+            ordinals = sorted(r.ordinal for r in rows if r.start_line <= last and r.end_line >= first)
+            if not ordinals:
+                raise StoreError("no indexed text at %s" % target)
+            return path, ordinals
         return path, sorted(r.ordinal for r in rows)
 
     def related(self, target, limit=5, scoring="overlap"):
-        """Memories sharing entities with a chunk ('path#n') or a file, best first."""
+        """Memories sharing entities with a chunk ('path#n'), lines ('path:31-44')
+        or a file, best first."""
         path, ordinals = self.resolve_target(target)
-        return self.related_to_chunks([(path, o) for o in ordinals], limit, scoring,
-                                      exclude_file=len(ordinals) > 1 or "#" not in target)
+        whole_file = store_mod.parse_reference(target)[1] is None
+        return self.related_to_chunks([(path, o) for o in ordinals], limit, scoring, exclude_file=whole_file)
 
     def related_to_chunks(self, chunks, limit=5, scoring="overlap", exclude_file=False):
         """Chunks sharing entities with the given ones.  Scored by the idf-weighted
@@ -653,7 +662,7 @@ class LinkGraph:
                 score = scored[ref] / total_own
             if SAME_DAY_WEIGHT and _same_day(row, target_rows.values()):
                 score = (score + SAME_DAY_WEIGHT) / (1 + SAME_DAY_WEIGHT)
-            names = [entities[k].name for k in sorted(shared[ref], key=lambda k: -weight[k])]
+            names = [entities[k].name for k in sorted(shared[ref], key=lambda k: (-weight[k], k))]
             results.append(Related(store_mod.chunk_id(*ref), ref[0], row.start_line, row.end_line,
                                    row.heading, row.date, round(score, 4), names,
                                    _line_with(row.text, names)))
@@ -701,7 +710,7 @@ class LinkGraph:
                 nxt = []
                 for e in frontier:
                     for other, _ in self.neighbours(e, limit=top):
-                        if other.key not in nodes and len(nodes) < top + 1:
+                        if other.key not in nodes and len(nodes) < top:
                             nodes.add(other.key)
                             nxt.append(other)
                 frontier = nxt
@@ -863,7 +872,7 @@ def cmd_build(args):
 
 def cmd_entity(args):
     cli = _cli()
-    if len(args.words) < 1:
+    if not " ".join(args.words).strip():
         raise cli.UsageError("entity needs a NAME (try: link.sh entities)")
     store, graph = open_graph(args)
     try:
@@ -895,10 +904,12 @@ def cmd_entity(args):
 def cmd_related(args):
     cli = _cli()
     if len(args.words) != 1:
-        raise cli.UsageError("related takes one chunk id (file.md#5) or file path")
+        raise cli.UsageError("related takes one chunk id (file.md#5), citation (file.md:31-44) or file path")
     store, graph = open_graph(args)
     try:
         results = graph.related(args.words[0], args.limit or 5)
+    except ValueError as exc:
+        raise cli.UsageError(str(exc))
     finally:
         store.close()
     if args.json:
@@ -958,7 +969,7 @@ def _commands():
     common = cli.COMMON_OPTS
     limit = Opt(("--limit", "-n"), "limit", "N", cli._positive_int, "how many to show")
     return {
-        None: ([], "link.sh COMMAND [options]", "How memories connect: entities and the memories that share them.",
+        None: (common, "link.sh COMMAND [options]", "How memories connect: entities and the memories that share them.",
                cmd_help),
         "build": (common, "link.sh build [--json]",
                   "Sync the entity graph and summarise it.", cmd_build),
@@ -973,7 +984,7 @@ def _commands():
                      cmd_entities),
         "graph": (common + [Opt(("--entity",), "entity", "NAME", str, "centre the picture on an entity"),
                             Opt(("--depth",), "depth", "N", cli._positive_int, "steps out from --entity (default 1)"),
-                            Opt(("--top",), "top", "N", cli._positive_int, "entities to show (default 15)"),
+                            Opt(("--top",), "top", "N", cli._positive_int, "entities in the picture, the centre included (default 15)"),
                             Opt(("--format",), "format", "FMT", cli._choice("dot", "mermaid", "json"),
                                 "dot (Graphviz), mermaid (default) or json")],
                   "link.sh graph [--entity NAME] [--depth N] [--top N] [--format dot|mermaid|json]",
@@ -993,14 +1004,12 @@ exit codes: 0 ok, 1 runtime error (e.g. unknown entity), 2 usage error."""
 
 
 def cmd_help(args):
+    """No known command: say which ones there are (link.sh --help shows them all)."""
     cli = _cli()
+    names = ", ".join(k for k in _commands() if k)
     if args.words:
-        raise cli.UsageError("unknown command %r (commands: %s)" % (args.words[0], ", ".join(
-            k for k in _commands() if k)))
-    sys.stdout.write(cli.format_help("link.sh COMMAND [options]",
-                                     "How memories connect: entities and the memories that share them.",
-                                     [], LINK_HELP))
-    return 0
+        raise cli.UsageError("unknown command %r (commands: %s)" % (args.words[0], names))
+    raise cli.UsageError("a command is needed: %s" % names)
 
 
 def main(argv=None):

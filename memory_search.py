@@ -26,7 +26,7 @@ CANDIDATE_POOL = 50    # BM25 candidates the vector channel re-scores
 RERANK_DEPTH = 20      # the best hits get a bonus for holding the query in one line...
 PROXIMITY_WEIGHT = 0.15  # ...worth this much (scores are renormalised to [0, 1])
 DATE_WEIGHT = 0.1      # bonus for a file dated on a day (or month) the query names
-MERGE_GAP = 2          # hits this close in one file become one passage...
+MERGE_GAP = 0          # hits this close (0: adjacent or overlapping) become one passage...
 MERGE_MAX_LINES = 10   # ...of at most this many lines,
 MERGE_MIN_SHARE = 0.8  # ...when the later hit scores at least this share of the first
 MAX_QUERY_TERMS = 64   # the rarest terms of a very long query
@@ -272,11 +272,12 @@ def _rerank(order, rows, merged, terms, dfs, n_docs, dates):
 
 
 def _passages(order, rows, merged, keyword, vector, qterms, limit, min_score):
-    """Hits in rank order.  A candidate that touches a better hit in the same
-    file (within MERGE_GAP lines, at most MERGE_MAX_LINES together) and scores
-    at least MERGE_MIN_SHARE of it joins it as one passage; one mostly covered
-    by a better hit is dropped.  All candidates are considered before the
-    list is cut, so a hit's lines do not depend on --limit."""
+    """Hits in rank order, each line shown once.  A candidate that touches a
+    better hit in the same file (within MERGE_GAP lines, at most
+    MERGE_MAX_LINES together) and scores at least MERGE_MIN_SHARE of it joins
+    it as one passage; otherwise it keeps only its lines no better hit shows
+    (or is dropped if none are left in one piece).  All candidates are
+    considered before the list is cut, so a hit's lines do not depend on --limit."""
     hits = []
     for key in order:
         row, score = rows[key], merged[key]
@@ -289,21 +290,42 @@ def _passages(order, rows, merged, keyword, vector, qterms, limit, min_score):
             start, end = min(hit.start_line, row.start_line), max(hit.end_line, row.end_line)
             touching = row.start_line <= hit.end_line + MERGE_GAP + 1 and \
                 row.end_line >= hit.start_line - MERGE_GAP - 1
-            overlap = min(hit.end_line, row.end_line) - max(hit.start_line, row.start_line) + 1
             if touching and end - start + 1 <= MERGE_MAX_LINES and score >= MERGE_MIN_SHARE * hit.score:
-                hits[i] = hit._replace(start_line=start, end_line=end, text=_joined_text(hit, row))
+                hits[i] = _merged(hit, row, start, end)
                 placed = True
-            elif overlap * 2 >= row.end_line - row.start_line + 1:
-                placed = True  # a near-duplicate of a better hit
-            if placed:
                 break
-        if not placed:
-            hits.append(Hit(store_mod.chunk_id(row.path, row.ordinal), row.path, row.start_line,
-                            row.end_line, row.heading, row.date, round(score, 4),
-                            round(keyword.get(key, 0.0), 4), round(vector.get(key, 0.0), 4),
-                            row.body, row.text))  # the terms stand in for the snippet until the cut
+        if placed:
+            continue
+        span = _unshown(row, [h for h in hits if h.path == row.path])
+        if span is None:
+            continue
+        text = "\n".join(row.text.split("\n")[span[0] - row.start_line:span[1] - row.start_line + 1]) \
+            if span != (row.start_line, row.end_line) else row.text
+        hits.append(Hit(store_mod.chunk_id(row.path, row.ordinal), row.path, span[0], span[1],
+                        row.heading, row.date, round(score, 4), round(keyword.get(key, 0.0), 4),
+                        round(vector.get(key, 0.0), 4), row.body, text))  # body: snippet stand-in
     # make_snippet uses the stored terms per line, and cuts the text again if a merge grew it
     return [h._replace(snippet=make_snippet(h.text, qterms, h.snippet)) for h in hits[:limit]]
+
+
+def _unshown(row, hits):
+    """The (first, last) lines of row that no hit shows, if they are one piece."""
+    if row.start_line == row.end_line and row.text.count("\n") == 0:
+        shown = any(h.start_line <= row.start_line <= h.end_line for h in hits)
+        return None if shown else (row.start_line, row.end_line)
+    free = [n for n in range(row.start_line, row.end_line + 1)
+            if not any(h.start_line <= n <= h.end_line for h in hits)]
+    if not free or free[-1] - free[0] + 1 != len(free):
+        return None
+    return free[0], free[-1]
+
+
+def _merged(hit, row, start, end):
+    """A hit grown by a neighbouring chunk: named after (id, heading) the chunk
+    where the passage now starts, scored as the better of the two."""
+    if row.start_line < hit.start_line:
+        hit = hit._replace(id=store_mod.chunk_id(row.path, row.ordinal), heading=row.heading)
+    return hit._replace(start_line=start, end_line=end, text=_joined_text(hit, row))
 
 
 def _joined_text(hit, row):
@@ -595,7 +617,10 @@ def parse_args(argv, opts, words_name="words"):
                 raise UsageError("%s needs a value (%s)" % (flag, opt.metavar))
             inline = argv[i]
             i += 1
-        args[opt.dest] = opt.convert(inline)
+        try:
+            args[opt.dest] = opt.convert(inline)
+        except UsageError as exc:
+            raise UsageError("%s: %s" % (flag, exc))
     return args
 
 
@@ -627,7 +652,10 @@ MEMORY_INDEX_DIR (index location), NO_COLOR (no colour)."""
 
 
 def open_store(args):
-    return store_mod.MemoryStore(args.dir, backend=args.backend)
+    backend = args.backend or os.environ.get("MEMORY_BACKEND")
+    if backend and backend.lower() not in ("auto", "sqlite", "json"):
+        raise UsageError("MEMORY_BACKEND=%r is not one of: auto, sqlite, json" % backend)
+    return store_mod.MemoryStore(args.dir, backend=backend)
 
 
 def sync_quietly(store, prog="search"):
@@ -669,6 +697,9 @@ def cmd_search(args):
                 sys.stderr.write("search: warning: %s; results may be stale\n" % exc)
                 stale = True
         related = linked_memories(store, hits) if args.related else None
+        if not hits and not store.chunk_count():
+            sys.stderr.write("search: note: nothing is indexed in %s; point --dir or MEMORY_DIR at "
+                             "the folder that holds your notes\n" % store.root)
         if args.json:
             doc = {"query": query, "backend": store.backend.name, "stale": stale,
                    "results": [hit_json(h) for h in hits]}
@@ -700,26 +731,16 @@ def print_related(related):
                          % (r.score, r.path, r.start_line, r.end_line, r.heading, ", ".join(r.shared[:4]), via))
 
 
-def parse_citation(text):
-    """'f.md:31-44' -> (f.md, 31, 44); 'f.md#5' -> (f.md, '#', 5); else (text, None, None)."""
-    import re
-    m = re.match(r"^(.*\.md):(\d+)(?:-(\d+))?$", text, re.I)
-    if m:
-        start = int(m.group(2))
-        return m.group(1), start, int(m.group(3) or start)
-    m = re.match(r"^(.*\.md)#(\d+)$", text, re.I)
-    if m:
-        return m.group(1), "#", int(m.group(2))
-    return text, None, None
-
-
 MAX_GET_LINES = 200
 
 
 def cmd_get(args):
     if len(args.words) != 1:
         raise UsageError("get takes one PATH (got %d)" % len(args.words))
-    path, first, last = parse_citation(args.words[0])
+    try:
+        path, first, last = store_mod.parse_reference(args.words[0])
+    except ValueError as exc:
+        raise UsageError(str(exc))
     if first == "#":
         first, last = chunk_lines(args, path, last)
     lines = store_mod.read_memory_lines(store_mod.resolve_memory_dir(args.dir), path)
@@ -764,7 +785,8 @@ def chunk_lines(args, path, ordinal):
 
 def no_words(args):
     if args.words:
-        raise UsageError("unexpected argument %r" % args.words[0])
+        raise UsageError("unexpected argument %r (to search for words that start with a command's "
+                         "name, put -- before them: search.sh -- status report)" % args.words[0])
 
 
 def cmd_status(args):
@@ -866,8 +888,10 @@ COMMANDS = {
             "Print lines of a memory file (never outside the memory folder).", cmd_get),
     "status": (COMMON_OPTS, "search.sh status [--json]", "Show the index's state.", cmd_status),
     "sync": (COMMON_OPTS, "search.sh sync [--json]", "Bring the index up to date.", cmd_sync),
-    "reindex": (REINDEX_OPTS, "reindex.sh [--check] [--json]",
-                "Back up the index (the last 3 are kept) and rebuild it from the Markdown.", cmd_reindex),
+    "reindex": (REINDEX_OPTS, "reindex.sh [--check] [--json] [--dir DIR] [--backend NAME]",
+                "Back up the index (the last 3 are kept) and rebuild it from the Markdown. "
+                "--check changes nothing and exits 0 either way; with --json it says "
+                "\"stale\": true or false.", cmd_reindex),
 }
 
 
@@ -905,10 +929,7 @@ def run_cli(argv, commands, prog, main_help=""):
             return 0
         return handler(args)
     except UsageError as exc:
-        hint = ""
-        if None in commands and any(w in commands for w in argv if w):
-            hint = " (to search for that word, put -- before the query)"
-        return report_error("%s%s; see --help" % (exc, hint), 2, as_json, prog)
+        return report_error("%s; see --help" % exc, 2, as_json, prog)
     except StoreError as exc:
         return report_error(exc, 1, as_json, prog)
     except KeyboardInterrupt:
@@ -920,7 +941,9 @@ def run_cli(argv, commands, prog, main_help=""):
 
 
 def main(argv=None):
-    return run_cli(argv, COMMANDS, "search", SEARCH_HELP)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    prog = "reindex" if argv[:1] == ["reindex"] else "search"
+    return run_cli(argv, COMMANDS, prog, SEARCH_HELP)
 
 
 if __name__ == "__main__":

@@ -379,7 +379,8 @@ def resolve_memory_dir(arg=None):
     raw = arg or os.environ.get("MEMORY_DIR") or SUITE_DIR
     path = os.path.abspath(os.path.expanduser(raw))
     if not os.path.isdir(path):
-        raise StoreError("memory folder not found: %s" % raw)
+        problem = "is not a folder" if os.path.exists(path) else "not found"
+        raise StoreError("memory folder %s: %s" % (problem, raw))
     return os.path.realpath(path)
 
 
@@ -529,6 +530,28 @@ _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 
 def chunk_id(path, ordinal):
     return "%s#%d" % (path, ordinal)
+
+
+def parse_reference(text):
+    """A place in a memory file as results print it: 'f.md' -> (f.md, None, None);
+    'f.md:31-44' or 'f.md:31' -> (f.md, 31, 44); 'f.md#5' -> (f.md, '#', 5).
+    A malformed line range or chunk number raises ValueError."""
+    m = re.match(r"^(.+\.md)([:#])(.*)$", text, re.I | re.S)
+    if not m:
+        return text, None, None
+    path, mark, rest = m.groups()
+    if mark == "#":
+        if not rest.isdigit():
+            raise ValueError("bad chunk id %r (use file.md#N)" % text)
+        return path, "#", int(rest)
+    r = re.match(r"^(\d+)(?:-(\d+))?$", rest)
+    if not r:
+        raise ValueError("bad line range %r (use file.md:FIRST-LAST)" % text)
+    first, last = int(r.group(1)), int(r.group(2) or r.group(1))
+    if first < 1 or last < first:
+        raise ValueError("line range %r ends before it starts" % text if last < first
+                         else "lines start at 1: %r" % text)
+    return path, first, last
 
 
 def is_heading(line):

@@ -128,6 +128,34 @@ class CliTest(TempMemory):
         doc = json.loads(out)
         self.assertEqual((doc["start_line"], doc["end_line"]), (1, 6))
 
+    def test_get_rejects_malformed_ranges_as_usage_errors(self):
+        for bad in ("memory/2026-02-19.md:5-3", "memory/2026-02-19.md:abc", "MEMORY.md:3-",
+                    "MEMORY.md:0-2", "MEMORY.md#x"):
+            code, out, err = self.search("get", bad)
+            self.assertOneLineError(code, out, err, 2)
+
+    def test_empty_folder_says_what_to_do(self):
+        empty = os.path.join(self.tmp, "empty")
+        os.makedirs(empty)
+        code, out, err = run_script("search.sh", "--dir", empty, "anything")
+        self.assertEqual(code, 0)
+        self.assertIn("nothing is indexed", err)
+        code, out, err = run_script("search.sh", "--dir", os.path.join(self.dir, "MEMORY.md"), "x")
+        self.assertOneLineError(code, out, err, 1)
+        self.assertIn("not a folder", err)
+
+    def test_bad_backend_in_the_environment_is_a_usage_error(self):
+        code, out, err = run_script("search.sh", "--dir", self.dir, "x", env=clean_env(MEMORY_BACKEND="foo"))
+        self.assertOneLineError(code, out, err, 2)
+
+    def test_option_errors_name_the_option(self):
+        code, out, err = self.search("get", "MEMORY.md", "--lines", "0")
+        self.assertOneLineError(code, out, err, 2)
+        self.assertIn("--lines", err)
+        self.assertNotIn("put -- before", err)
+        code, out, err = run_script("reindex.sh", "--dir", self.dir, "--chek")
+        self.assertTrue(err.startswith("reindex: error:"), err)
+
     def test_get_refuses_paths_outside_the_folder(self):
         secret = os.path.join(self.tmp, "secret.md")
         with open(secret, "w") as f:

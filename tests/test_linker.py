@@ -215,9 +215,28 @@ class LinkCliTest(TempMemory):
         doc = json.loads(out)
         self.assertTrue(doc["nodes"] and doc["edges"])
 
+    def test_related_accepts_the_citation_form(self):
+        code, out, err = self.link("related", "memory/2026-02-20.md:9-13", "--json")
+        self.assertEqual(code, 0, err)
+        by_citation = json.loads(out)["results"]
+        code, out, _ = self.link("related", "memory/2026-02-20.md#2", "--json")
+        self.assertEqual(by_citation, json.loads(out)["results"])
+        code, out, err = self.link("related", "memory/2026-02-20.md:9-3")
+        self.assertEqual(code, 2)
+
+    def test_graph_top_counts_the_centre(self):
+        code, out, _ = self.link("graph", "--entity", "OpenClaw", "--top", "4", "--format", "json")
+        self.assertEqual(len(json.loads(out)["nodes"]), 4)
+
     def test_usage_errors(self):
-        for args in (["frobnicate"], ["entity"], ["entities", "--kind", "planet"], ["graph", "--depth", "0"],
-                     ["related"]):
+        code, out, err = run_script("link.sh", "--dir", self.dir, "bulid")
+        self.assertEqual(code, 2)
+        self.assertIn("unknown command 'bulid'", err)
+        code, out, err = run_script("link.sh")
+        self.assertEqual(code, 2)
+        self.assertIn("a command is needed", err)
+        for args in (["frobnicate"], ["entity"], ["entity", ""], ["entities", "--kind", "planet"],
+                     ["graph", "--depth", "0"], ["related"]):
             code, out, err = run_script("link.sh", *args, "--dir", self.dir)
             self.assertEqual(code, 2, args)
             self.assertEqual(len(err.strip().splitlines()), 1, err)

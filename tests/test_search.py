@@ -109,6 +109,20 @@ class ExampleFolderSearchTest(TempMemory):
                 self.assertEqual([(h.id, h.start_line, h.end_line, h.snippet) for h in few],
                                  [(h.id, h.start_line, h.end_line, h.snippet) for h in many[:n]], q)
 
+    def test_results_never_share_lines_and_ids_name_the_first_chunk(self):
+        for q in ("configure the RSS feed", "what did I book on 19 February", "OpenClaw", "博客", "RSS"):
+            hits = self.top(q, limit=10)
+            for i, a in enumerate(hits):
+                for b in hits[i + 1:]:
+                    if a.path == b.path:
+                        self.assertTrue(a.end_line < b.start_line or b.end_line < a.start_line, (q, a.id, b.id))
+            for h in hits:
+                path, ordinal = h.id.rsplit("#", 1)
+                keys = self.store.chunk_keys(path, int(ordinal))
+                chunk = self.store.fetch(keys)[keys[0]]
+                self.assertTrue(chunk.start_line <= h.start_line <= chunk.end_line, (q, h.id, h.start_line))
+                self.assertEqual(h.heading, chunk.heading)
+
     def test_passages_stay_within_the_merge_bound(self):
         for q in ("OpenClaw", "RSS", "京都"):
             for h in self.top(q, limit=10):
