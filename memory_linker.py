@@ -268,7 +268,11 @@ class SqliteLinks:
     """Link tables inside the store's SQLite index; one transaction per sync."""
 
     def __init__(self, store):
-        self.conn = store.backend.conn
+        self.store = store
+
+    @property
+    def conn(self):  # the store's current connection (recovery may have replaced it)
+        return self.store.backend.conn
 
     def open(self):
         conn = self.conn
@@ -483,7 +487,13 @@ class LinkGraph:
 
     # --- sync ----------------------------------------------------------------
     def sync(self):
-        """Re-extract the files whose content changed since the last sync: (changed, removed)."""
+        """Re-extract the files whose content changed since the last sync:
+        (changed, removed).  A write that fails (full disk, busy index) raises
+        StoreError and leaves the last good graph."""
+        return self.store._guarded(self._sync)
+
+    def _sync(self):
+        self.links.open()  # cheap when the tables exist; recreates them after a rebuild
         current = {p: v[2] for p, v in self.store.backend.known_files().items() if v[2]}
         known = self.links.known_files()
         changes = []
@@ -495,7 +505,7 @@ class LinkGraph:
         removed = [p for p in known if p not in current]
         changes.extend((p, None, []) for p in removed)
         if changes:
-            self.store._guarded(self.links.apply, changes)
+            self.links.apply(changes)
             self._entities = None
         return [c[0] for c in changes if c[1] is not None], removed
 
@@ -824,11 +834,14 @@ def _cli():
 
 
 def open_graph(args):
-    store = store_mod.MemoryStore(args.dir, backend=args.backend)
+    store = _cli().open_store(args)
     try:
         _cli().sync_quietly(store, prog="link")
         graph = LinkGraph(store)
-        graph.sync()
+        try:
+            graph.sync()
+        except StoreError as exc:
+            sys.stderr.write("link: warning: %s; links may be stale\n" % exc)
     except BaseException:
         store.close()
         raise

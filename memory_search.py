@@ -31,6 +31,7 @@ MERGE_MAX_LINES = 10   # ...of at most this many lines,
 MERGE_MIN_SHARE = 0.8  # ...when the later hit scores at least this share of the first
 MAX_QUERY_TERMS = 64   # the rarest terms of a very long query
 PROBE_POSTINGS = 5000  # FTS5 is asked for the rarest terms, up to this many postings
+FUZZY_PREFIX = 4       # an unknown word also asks for words starting with its first 4 letters
 DEFAULT_LIMIT = 5
 BACKGROUND_SCAN_CHUNKS = 20000  # above this, check the folder in a thread beside the query
 SNIPPET_CHARS = 220
@@ -53,23 +54,46 @@ def fts5_idf(n_docs, df):
     return idf if idf > 0 else 1e-6
 
 
-def analyse_query(store, query):
-    """Query terms known to the index, with their document frequencies.
+Query = namedtuple("Query", "terms unknown dfs n_docs")
+Query.__doc__ = ("An analysed query: its terms known to the index (repetitions kept), its Latin "
+                 "words the index has never seen (typos, compounds), their document frequencies, "
+                 "and the number of chunks.")
 
-    Returns (terms, dfs, n_docs); terms keep the query's repetitions.  Very
-    long queries keep only their MAX_QUERY_TERMS rarest distinct terms.
-    """
+
+def analyse_query(store, query):
+    """Analyse a query against the index.  An unknown word made of two known
+    ones ("roadtrip") is read as both; other unknown words are kept for the
+    trigram channel ("Feedley" still meets "Feedly").  Very long queries keep
+    only their MAX_QUERY_TERMS rarest distinct terms."""
     if not query or not query.strip():
         raise UsageError("empty query")
     terms = tokenize(query)
     n_docs = store.chunk_count()
     if not terms or not n_docs:
-        return [], {}, n_docs
-    distinct = list(dict.fromkeys(terms))
-    dfs = store.doc_freqs(distinct[:4 * MAX_QUERY_TERMS])
-    known = sorted((t for t in distinct if dfs.get(t)), key=lambda t: dfs[t])[:MAX_QUERY_TERMS]
+        return Query([], [], {}, n_docs)
+    distinct = list(dict.fromkeys(terms))[:4 * MAX_QUERY_TERMS]
+    dfs = store.doc_freqs(distinct)
+    unknown = [t for t in distinct if not dfs.get(t) and store_mod.cached_grams(t)]
+    parts = _compound_parts(store, unknown, dfs)
+    terms = [p for t in terms for p in parts.get(t, (t,))]
+    known = sorted({t for t in terms if dfs.get(t)}, key=lambda t: (dfs[t], t))[:MAX_QUERY_TERMS]
     keep = set(known)
-    return [t for t in terms if t in keep], dfs, n_docs
+    return Query([t for t in terms if t in keep], [t for t in unknown if t not in parts], dfs, n_docs)
+
+
+def _compound_parts(store, words, dfs):
+    """{word: (left, right)} for unknown words that are two known words joined."""
+    splits = {w: [(w[:i], w[i:]) for i in range(3, len(w) - 2)] for w in words if len(w) >= 6}
+    pieces = sorted({p for pairs in splits.values() for pair in pairs for p in pair})
+    if not pieces:
+        return {}
+    dfs.update(store.doc_freqs(pieces))
+    found = {}
+    for word, pairs in splits.items():
+        both = [pair for pair in pairs if dfs.get(pair[0]) and dfs.get(pair[1])]
+        if both:  # the split whose rarer half is commonest: the likeliest reading
+            found[word] = max(both, key=lambda pair: min(dfs[pair[0]], dfs[pair[1]]))
+    return found
 
 
 # --------------------------------------------------------------------------
@@ -105,7 +129,7 @@ def _holding_many(store, distinct, dfs, filters, tries=3):
     return found
 
 
-def keyword_channel(store, terms, dfs, n_docs, filters):
+def keyword_channel(store, terms, dfs, n_docs, filters, unknown=()):
     """Candidates and their keyword scores: ({key: ChunkRow}, {key: term counts},
     {key: score in [0, 1]}).
 
@@ -114,8 +138,11 @@ def keyword_channel(store, terms, dfs, n_docs, filters):
     formula) is then mapped to [0, 1] by 1 - exp(-KEYWORD_SCALE x bm25 / sum
     of idf), about 0.78 for a chunk holding every term once."""
     distinct = list(dict.fromkeys(terms))
-    probe = probe_terms(distinct, dfs)
-    found = dict(store.keyword(probe, CANDIDATE_POOL, filters))
+    probe = probe_terms(distinct, dfs) if distinct else []
+    # an unknown word brings in the chunks with words sharing its first letters
+    # ("feedlei" -> feed*); the trigram channel then tells them apart
+    prefixes = sorted({w[:FUZZY_PREFIX] for w in unknown if len(w) > FUZZY_PREFIX})
+    found = dict(store.keyword(probe, CANDIDATE_POOL, filters, prefixes=prefixes))
     if len(probe) < len(distinct):
         found.update(_holding_many(store, distinct, dfs, filters))
     rows = store.fetch(list(found))
@@ -242,11 +269,12 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=0.0, filt
     touch in the same file are merged into one passage."""
     if mode not in ("hybrid", "keyword", "vector"):
         raise UsageError("unknown mode %r (use hybrid, keyword or vector)" % mode)
-    terms, dfs, n_docs = analyse_query(store, query)
-    if not terms:
+    terms, unknown, dfs, n_docs = analyse_query(store, query)
+    if not terms and not unknown:
         return []
-    rows, counts, keyword = keyword_channel(store, terms, dfs, n_docs, filters)
-    vector = vector_channel(rows, counts, query_vector(terms, store, dfs, n_docs)) if mode != "keyword" else {}
+    rows, counts, keyword = keyword_channel(store, terms, dfs, n_docs, filters, unknown)
+    vector = vector_channel(rows, counts, query_vector(terms + unknown, store, dfs, n_docs)) \
+        if mode != "keyword" else {}
     w = {"hybrid": WEIGHT_KEYWORD, "keyword": 1.0, "vector": 0.0}[mode]
     merged = {k: w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0) for k in rows}
     order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
@@ -515,8 +543,9 @@ Opt.__doc__ = "An option: metavar None means a flag (no value)."
 
 def _date(value):
     import datetime
+    import re
     try:
-        if len(value) != 10:
+        if not re.match(r"^\d{4}-\d{2}-\d{2}$", value):
             raise ValueError
         datetime.date(*map(int, value.split("-")))
     except (ValueError, TypeError):
@@ -552,8 +581,14 @@ def _choice(*names):
     return convert
 
 
+def _folder(value):
+    if not value.strip():
+        raise UsageError("empty folder name")
+    return value
+
+
 COMMON_OPTS = [
-    Opt(("--dir",), "dir", "DIR", str, "memory folder (default: $MEMORY_DIR, else the suite's folder)"),
+    Opt(("--dir",), "dir", "DIR", _folder, "memory folder (default: $MEMORY_DIR, else the suite's folder)"),
     Opt(("--json",), "json", None, None, "print one JSON object"),
     Opt(("--backend",), "backend", "NAME", _choice("auto", "sqlite", "json"),
         "index backend: auto (default), sqlite or json"),
@@ -720,7 +755,10 @@ def linked_memories(store, hits, limit=3):
     """[(Related, hit id)]: memories sharing entities with the top hits."""
     import memory_linker  # only loaded for --related
     graph = memory_linker.LinkGraph(store)
-    graph.sync()
+    try:
+        graph.sync()
+    except StoreError as exc:
+        sys.stderr.write("search: warning: %s; related memories may be stale\n" % exc)
     return graph.related_to_hits(hits, limit)
 
 
@@ -741,6 +779,8 @@ def cmd_get(args):
         path, first, last = store_mod.parse_reference(args.words[0])
     except ValueError as exc:
         raise UsageError(str(exc))
+    if path.startswith("./"):
+        path = path[2:]
     if first == "#":
         first, last = chunk_lines(args, path, last)
     lines = store_mod.read_memory_lines(store_mod.resolve_memory_dir(args.dir), path)

@@ -368,7 +368,7 @@ SUITE_SKIP = frozenset(["README.md", "SKILL.md", "CHANGELOG.md", "LICENSE.md",
                         "tests", "examples", "bench", "docs"])
 DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.S | re.I)
+_PRIVATE = re.compile(r"<\s*private(?:\s[^>]*)?>.*?(?:<\s*/\s*private\s*>|\Z)", re.S | re.I)
 
 SourceFile = namedtuple("SourceFile", "path abspath size mtime_ns")
 SourceFile.__doc__ = "A Markdown file found in the memory folder (path is relative, '/'-separated)."
@@ -376,6 +376,8 @@ SourceFile.__doc__ = "A Markdown file found in the memory folder (path is relati
 
 def resolve_memory_dir(arg=None):
     """The memory folder: --dir, else $MEMORY_DIR, else the suite's folder."""
+    if arg is not None and not arg.strip():
+        raise StoreError("the memory folder given is empty (--dir '')")
     raw = arg or os.environ.get("MEMORY_DIR") or SUITE_DIR
     path = os.path.abspath(os.path.expanduser(raw))
     if not os.path.isdir(path):
@@ -404,10 +406,12 @@ def split_lines(text):
 
 
 def mask_private(text):
-    """Blank out <private>...</private> blocks, keeping their line breaks."""
-    if "<private" not in text.lower():
+    """Replace each line of a <private>...</private> block by [private], keeping
+    every line break as it was (\n, \r\n or \r), so line numbers stay exact."""
+    if "private" not in text.lower():
         return text
-    return _PRIVATE.sub(lambda m: "[private]" + "\n" * m.group(0).count("\n"), text)
+    return _PRIVATE.sub(lambda m: "".join(
+        "[private]" + brk for brk in _LINE_BREAK.findall(m.group(0)) + [""]), text)
 
 
 def read_source(abspath):
@@ -465,6 +469,10 @@ def discover(root, index_dir=None):
             if name.startswith(".") or (at_suite and name in SUITE_SKIP):
                 continue
             rel = prefix + name
+            if not _encodable(name):  # undecodable bytes in the name: cannot be stored or cited
+                problems.append((rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
+                                 "bad-filename"))
+                continue
             try:
                 if entry.is_dir(follow_symlinks=False):
                     if entry.path != index_dir:
@@ -485,8 +493,20 @@ def discover(root, index_dir=None):
     return files, problems
 
 
+def _encodable(name):
+    try:
+        name.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def read_memory_lines(root, rel):
-    """All lines of a memory file named by a path inside root (private blocks masked)."""
+    """All lines of a memory file named by a path inside root (private blocks
+    masked).  Only what the index would read: no hidden or non-Markdown files."""
+    parts = rel.replace("\\", "/").split("/")
+    if any(p.startswith(".") and p not in (".", "..") for p in parts) or not rel.lower().endswith(".md"):
+        raise StoreError("not a memory file (a .md file outside hidden folders): %s" % rel)
     full = safe_join(root, rel)
     if not os.path.isfile(full):
         raise StoreError("no such file in the memory folder: %s" % rel)
@@ -525,7 +545,7 @@ Chunk.__doc__ = ("A bounded piece of one file. Lines are 1-based and inclusive; 
                  "the trail of enclosing headings joined by ' > '; hash identifies its text.")
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def chunk_id(path, ordinal):
@@ -592,7 +612,11 @@ def _sections(lines):
     for i, line in enumerate(lines):
         marker = _FENCE.match(line)
         if marker:
-            fence = None if fence == marker.group(1) else (fence or marker.group(1))
+            run = marker.group(1)  # a fence closes with the same character, at least as many
+            if fence is None:
+                fence = run
+            elif run[0] == fence[0] and len(run) >= len(fence) and not line.strip()[len(run):]:
+                fence = None
             has_content = True
             continue
         heading = None if fence else _HEADING.match(line)
@@ -981,12 +1005,15 @@ class SqliteBackend:
         return dict(self.conn.execute(
             "SELECT term, df FROM terms WHERE term IN (%s)" % marks, list(terms)))
 
-    def keyword(self, terms, limit, filters=None, require_all=False):
+    def keyword(self, terms, limit, filters=None, require_all=False, prefixes=()):
         """BM25 over the FTS5 index: [(key, score)], score positive, best first.
-        Chunks holding any of the terms, or with require_all, every one."""
-        if not terms:
+        Chunks holding any of the terms (or words starting with a prefix), or
+        with require_all, every term."""
+        phrases = ['"%s"' % t.replace('"', '""') for t in terms]
+        phrases += ['"%s"*' % p.replace('"', '""') for p in prefixes]
+        if not phrases:
             return []
-        match = (" AND " if require_all else " OR ").join('"%s"' % t.replace('"', '""') for t in terms)
+        match = (" AND " if require_all else " OR ").join(phrases)
         where, args = _sql_filters(filters, self.conn)
         sql = ("SELECT fts.rowid, -fts.rank FROM fts JOIN chunks c ON c.id = fts.rowid "
                "WHERE fts MATCH ?%s ORDER BY fts.rank LIMIT ?" % where)
@@ -1219,6 +1246,8 @@ class JsonBackend:
         self.data = None
 
     def is_damage(self, exc):
+        if isinstance(exc, UnicodeEncodeError):  # a name that cannot be stored, not damage
+            return False
         return isinstance(exc, (ValueError, KeyError, TypeError, IndexError, AttributeError))
 
     def files_on_disk(self):
@@ -1258,7 +1287,7 @@ class JsonBackend:
         dfs = self._index()[3]
         return {t: dfs[t] for t in terms if dfs.get(t)}
 
-    def keyword(self, terms, limit, filters=None, require_all=False):
+    def keyword(self, terms, limit, filters=None, require_all=False, prefixes=()):
         postings, lengths, avg, _ = self._index()
         n = len(lengths)
         scores = {}
@@ -1267,8 +1296,16 @@ class JsonBackend:
             for term in set(terms):
                 keys = {k for k, _, _ in postings.get(term, ())}
                 holding = keys if holding is None else holding & keys
-        for term in set(terms):
-            hits = postings.get(term)
+        phrases = {term: postings.get(term) for term in set(terms)}
+        for prefix in prefixes:  # like FTS5's "pre"*: one phrase for all words starting so
+            merged = {}
+            for term, hits in postings.items():
+                if term.startswith(prefix):
+                    for key, body_tf, head_tf in hits:
+                        b, h = merged.get(key, (0, 0))
+                        merged[key] = (b + body_tf, h + head_tf)
+            phrases[prefix + "*"] = [(k, b, h) for k, (b, h) in merged.items()]
+        for term, hits in phrases.items():
             if not hits:
                 continue
             idf = math.log((n - len(hits) + 0.5) / (len(hits) + 0.5))
@@ -1523,12 +1560,16 @@ class MemoryStore:
             self.backend = SqliteBackend(self.index_dir)
         except ImportError:
             return "the sqlite3 module is not available"
+        existed = [p for p in self.backend.files_on_disk() if os.path.exists(p)]
         try:
             self._guarded(self.backend.open)
         except self.backend.sqlite3.OperationalError as exc:
             if "fts5" not in str(exc).lower():
                 raise
             self.backend.close()
+            for path in self.backend.files_on_disk():  # leave no SQLite file behind
+                if path not in existed and os.path.exists(path):
+                    os.unlink(path)
             return "this SQLite (%s) has no FTS5" % self.backend.sqlite3.sqlite_version
         return None
 
@@ -1539,9 +1580,11 @@ class MemoryStore:
             return fn(*args, **kwargs)
         except Exception as exc:
             if not self.backend.is_damage(exc):
-                busy = _write_error(exc, self.index_dir) if "locked" in str(exc).lower() else None
-                if busy:
-                    raise busy
+                if isinstance(exc, (StoreError, OSError)):
+                    raise
+                known = _write_error(exc, self.index_dir)  # busy, full, read-only: say so
+                if known:
+                    raise known
                 raise
             self._quarantine(exc)
             self.backend.open()
@@ -1647,8 +1690,8 @@ class MemoryStore:
         return dest
 
     # --- reads -------------------------------------------------------------
-    def keyword(self, terms, limit, filters=None, require_all=False):
-        return self._guarded(self.backend.keyword, terms, limit, filters, require_all)
+    def keyword(self, terms, limit, filters=None, require_all=False, prefixes=()):
+        return self._guarded(self.backend.keyword, terms, limit, filters, require_all, prefixes)
 
     def fetch(self, keys):
         return self._guarded(self.backend.fetch, keys)
@@ -1667,8 +1710,10 @@ class MemoryStore:
 
     def status(self):
         stats = self._guarded(self.backend.stats)
-        changed, removed = self.stale()
-        issues = self.backend.file_issues()
+        found, skipped = discover(self.root, self.index_dir)
+        changed, removed, _ = plan_sync(self.backend.known_files(), found)
+        changed, removed = [f.path for f in changed], removed
+        issues = sorted(set(self.backend.file_issues()) | set(skipped))
         return dict(stats, **{
             "memory_dir": self.root,
             "backend": self.backend.name,

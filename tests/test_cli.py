@@ -78,7 +78,8 @@ class CliTest(TempMemory):
     def test_usage_errors_exit_2_with_one_line(self):
         for args in (["--bogus", "x"], ["--limit", "0", "x"], ["--limit", "abc", "x"],
                      ["--min-score", "2", "x"], ["--since", "2026-02-30", "x"],
-                     ["--until", "yesterday", "x"], ["--mode", "magic", "x"], [""], ["   "],
+                     ["--until", "yesterday", "x"], ["--since", "2026-1-011", "x"], ["--dir", "", "x"],
+                     ["--mode", "magic", "x"], [""], ["   "],
                      ["--since", "2026-03-01", "--until", "2026-02-01", "x"]):
             code, out, err = self.search(*args)
             self.assertOneLineError(code, out, err, 2)

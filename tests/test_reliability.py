@@ -147,6 +147,21 @@ class DamagedIndexTest(TempMemory):
         err, listing = self.damage_and_search("sqlite", empty)
         self.assertEqual(err, "")  # an empty file is a new index, not damage
 
+    def test_links_survive_a_rebuild_of_a_damaged_index(self):
+        self.write("c.md", "OpenClaw notes about kyoto\n")
+        self.write("d.md", "More OpenClaw plans\n")
+        code, _, err = run_script("link.sh", "build", "--dir", self.dir)
+        self.assertEqual(code, 0, err)
+        import sqlite3
+        conn = sqlite3.connect(os.path.join(self.dir, ".memory", "index.sqlite3"))
+        conn.execute("DROP TABLE link_spellings")
+        conn.commit()
+        conn.close()
+        self.write("d.md", "More OpenClaw plans, changed\n")
+        code, out, err = run_script("link.sh", "entity", "OpenClaw", "--dir", self.dir, "--json")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(out)["files"], 2)
+
     def test_wrong_schema_sqlite_is_rebuilt(self):
         def foreign(p):
             os.unlink(p)
@@ -201,6 +216,10 @@ class DiskFullTest(TempMemory):
         doc = json.loads(proc.stdout)
         self.assertTrue(doc["stale"])
         self.assertEqual(doc["results"], before)
+        proc = subprocess.run([os.path.join(ROOT, "search.sh"), "--dir", self.dir, "十三香", "--json",
+                               "--related"], env=clean_env(), preexec_fn=limited, capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)  # the graph cannot be written either
+        self.assertTrue(json.loads(proc.stdout)["stale"])
         code, out, err = results(self.dir, "十三香")  # no limit: it syncs and is fresh
         self.assertEqual(code, 0, err)
         self.assertFalse(json.loads(out)["stale"])

@@ -51,6 +51,15 @@ class ExampleFolderSearchTest(TempMemory):
 
     def test_typo_still_finds_the_note(self):
         self.assertTopIn("Feedley duplicate", "memory/2026-03-22.md", n=2)
+        hits = self.top("Feedley")  # nothing but the typo
+        self.assertTrue(hits)
+        self.assertTrue(all("Feedly" in h.text for h in hits[:2]))
+
+    def test_compound_word_finds_its_parts(self):
+        self.write("trip.md", "# Trip\nWe planned a road trip to the coast.\n")
+        self.store.sync()
+        self.assertEqual(self.top("roadtrip")[0].path, "trip.md")
+        self.assertEqual(self.top("roadtrip", mode="keyword")[0].path, "trip.md")
 
     def test_citations_point_at_lines_that_hold_the_match(self):
         hit = self.top("十三香")[0]

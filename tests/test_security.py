@@ -45,6 +45,16 @@ class PathEscapeTest(TempMemory):
                 self.assertEqual(code, 1, (path, out.getvalue()))
                 self.assertNotIn(SECRET, out.getvalue() + err.getvalue(), path)
 
+    def test_get_reads_only_memory_files(self):
+        self.write(".env", "API_KEY=" + SECRET + "\n")
+        self.write("notes.txt", SECRET + "\n")
+        self.write(".hidden/x.md", SECRET + "\n")
+        run_script("search.sh", "sync", "--dir", self.dir)
+        for path in (".env", "notes.txt", ".hidden/x.md", ".memory/index.sqlite3", "memory/../.env"):
+            code, out, err = run_script("search.sh", "get", path, "--dir", self.dir)
+            self.assertEqual(code, 1, path)
+            self.assertNotIn(SECRET, out)
+
     def test_citation_forms_refuse_escapes_too(self):
         for path in ("../outside/secret.md:1-1", "../outside/secret.md#0", "link.md#0"):
             code, out, err = run_script("search.sh", "get", path, "--dir", self.dir)
@@ -153,6 +163,7 @@ class PortabilityTest(unittest.TestCase):
         store.sync()
         self.assertEqual(store.backend.name, "json")
         self.assertIn("FTS5", store.status()["fallback_reason"])
+        self.assertFalse(os.path.exists(os.path.join(folder, "m", ".memory", "index.sqlite3")))
         self.assertTrue(memory_search.search(store, "十三香"))
         with self.assertRaises(ms.StoreError):
             ms.MemoryStore(os.path.join(folder, "m"), backend="sqlite")

@@ -130,7 +130,8 @@ class BackendsAgreeTest(TempMemory):
     def test_both_backends_give_the_same_top_results(self):
         self.copy_examples()
         queries = ["博客RSS配置", "十三香", "京都 机票", "configure the RSS feed", "KX-4471",
-                   "OpenClaw skills", "Google Search Console", "laptop Neovim", "的"]
+                   "OpenClaw skills", "Google Search Console", "laptop Neovim", "的",
+                   "Feedley", "Feedley duplicate", "what did I book on 19 February"]
         results = {}
         for backend in ("sqlite", "json"):
             s = ms.MemoryStore(self.dir, backend=backend)
