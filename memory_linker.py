@@ -81,7 +81,8 @@ CJK_STOP_CHARS = frozenset("的了是在和与及或等就也还又很太更最�
 CJK_STOP_WORDS = frozenset("""进行 包括 获得 成为 开始 使用 通过 因为 所以 可以 已经 需要 时候
 什么 许多 非常 自己 认为 表示 进入 主要 其中 以及 由于 之后 之前 目前 完成 发现 方法 时间 现在
 如果 虽然 但是 然后 还是 就是 这样 那样 怎么 为什么 今天 明天 昨天 最后 一起 问题 情况 方面 作为
-继续 提供 出现 部分 相关 同时 其他 所有 一些 地方 注意 下次 整体 决定 想要 觉得 知道 希望 喜欢""".split())
+继续 提供 出现 部分 相关 同时 其他 所有 一些 地方 注意 下次 整体 决定 想要 觉得 知道 希望 喜欢
+代替 订好 分钟 小时 左右 大约 可能 应该 改成 直接 自动 默认 一起 上线 设置 记下""".split())
 # Kinds kept only when they recur in 2+ files: capitalised words, Chinese
 # phrases, and all-capital words (LGBTQ and API recur; a shouted "DOING" does not).
 STATISTICAL_KINDS = ("cap", "phrase", "caps")
