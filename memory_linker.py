@@ -261,8 +261,7 @@ CREATE TABLE link_entities(key TEXT PRIMARY KEY, chunks INTEGER, files INTEGER,
 CREATE TABLE link_spellings(key TEXT, spelling TEXT, kind TEXT, count INTEGER,
                             PRIMARY KEY(key, spelling, kind)) WITHOUT ROWID;
 """
-_LINK_TABLES = ("link_meta", "link_files", "link_mentions", "link_entities", "link_spellings",
-                "link_edges")  # link_edges: a table of version 1, no longer kept
+_LINK_TABLES = ("link_meta", "link_files", "link_mentions", "link_entities", "link_spellings")
 
 
 class SqliteLinks:

@@ -1662,9 +1662,14 @@ class MemoryStore:
 
     def stale(self):
         """What a sync would change, without writing: (changed, removed) paths."""
-        found, _ = discover(self.root, self.index_dir)
+        changed, removed, _ = self._stale_and_skipped()
+        return changed, removed
+
+    def _stale_and_skipped(self):
+        """(changed paths, removed paths, (path, issue) skipped by discovery)."""
+        found, skipped = discover(self.root, self.index_dir)
         changed, removed, _ = self._guarded(lambda: plan_sync(self.backend.known_files(), found))
-        return [f.path for f in changed], removed
+        return [f.path for f in changed], removed, skipped
 
     def _backup(self):
         if not self.index_dir or not any(os.path.exists(p) for p in self.backend.files_on_disk()[:1]):
@@ -1710,9 +1715,7 @@ class MemoryStore:
 
     def status(self):
         stats = self._guarded(self.backend.stats)
-        found, skipped = discover(self.root, self.index_dir)
-        changed, removed, _ = plan_sync(self.backend.known_files(), found)
-        changed, removed = [f.path for f in changed], removed
+        changed, removed, skipped = self._stale_and_skipped()
         issues = sorted(set(self.backend.file_issues()) | set(skipped))
         return dict(stats, **{
             "memory_dir": self.root,
