@@ -12,15 +12,19 @@ they share a chunk.  The tables live in the store's index (SQLite, or
 by file, from the store's own hashes, before every command.
 """
 import math
-import os
 import re
 import sys
 from collections import Counter, defaultdict, namedtuple
 
 import memory_store as store_mod
-from memory_store import StoreError
+from memory_store import Command, Opt, StoreError, UsageError, print_json
 
-LINK_SCHEMA_VERSION = 2
+__all__ = ["extract_entities", "entity_key", "Mention", "LinkGraph", "Entity", "Related",
+           "Appearance", "graph_json", "graph_dot", "graph_mermaid", "related_json", "main"]
+
+# Bump when extract_entities changes what it finds: the stored mentions are
+# then extracted again.
+EXTRACTOR_VERSION = 3
 
 # --------------------------------------------------------------------------
 # Extraction
@@ -29,38 +33,49 @@ LINK_SCHEMA_VERSION = 2
 Mention = namedtuple("Mention", "kind key spelling")
 Mention.__doc__ = "One entity occurrence: kind, normalised key, and the text as written."
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _FILE_EXT = ("md|markdown|txt|toml|ya?ml|json|jsonl|xml|html?|css|scss|js|mjs|ts|tsx|jsx|py|"
              "rb|go|rs|java|kt|c|cc|cpp|h|hpp|sh|zsh|bash|fish|lua|vim|nvim|sql|csv|ini|"
              "conf|cfg|env|lock|log|pdf|png|jpe?g|gif|svg|zip|tar|gz")
 _TLD = "com|dev|org|net|io|cn|ai|app|me|co|info|xyz|so|sh|page|site|blog|tech|cloud"
 _URL_TAIL = r"[^\s<>()\[\]{}\"'`，。、；：！？（）【】《》]"
+_SUFFIXES = ("系统|框架|工具|配置|优化|功能|方案|问题|文章|平台|服务|模型|算法|项目|插件|"
+             "接口|数据库|脚本|流程|策略|模板|主题|页面|设置|环境|部署|迁移|备份")
+_compiled = {}
 
-# (kind, pattern); earlier patterns win where matches overlap.
-_PATTERNS = [
-    ("url", re.compile(r"\bhttps?://" + _URL_TAIL + r"+|\bwww\.[a-z0-9-]+(?:\.[a-z0-9-]+)+" + _URL_TAIL + "*",
-                       re.I)),
-    ("link", re.compile(r"\[\[([^\[\]|#\n]{1,80})(?:[#|][^\[\]\n]*)?\]\]")),
-    ("code", re.compile(r"`([^`\n]{1,60})`")),
-    ("tag", re.compile(r"(?<![\w#&/])#([A-Za-z" + _CJK + r"][\w" + _CJK + r"-]{0,40})")),
-    ("mention", re.compile(r"(?<![\w.@])@([A-Za-z][\w-]{1,38})")),
-    ("path", re.compile(r"(?<![\w/.~])((?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]*[\w/]"
-                        r"|[\w-]+(?:/[\w.-]+)+\.(?:" + _FILE_EXT + r")"
-                        r"|[\w-]+\.(?:" + _FILE_EXT + r"))(?![\w/])")),
-    ("url", re.compile(r"\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:" + _TLD + r")(?:/" + _URL_TAIL + r"*)?(?![\w.])",
-                       re.I)),
-    ("code", re.compile(r"\b[A-Z]{1,5}-\d{2,}\b")),  # ticket and booking ids: KX-4471
-    ("name", re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z]+(?:[A-Z][a-z0-9]+)+)\b")),
-    ("caps", re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")),
-]
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -](?:(?:of|the|de|da|del|von|van|du|la|le)[ -]){0,2}"
-                          r"[A-Z][a-z]+){0,3}\b")
-_SPEAKER = re.compile(r"^\s*\*\*([A-Z][\w .'-]{0,40}?)\*\*")
-_SUFFIX_TERM = re.compile(r"([A-Za-z][A-Za-z0-9+#.]{0,15}|[" + _CJK + r"]{2})"
-                          r"(系统|框架|工具|配置|优化|功能|方案|问题|文章|平台|服务|模型|算法|项目|插件|"
-                          r"接口|数据库|脚本|流程|策略|模板|主题|页面|设置|环境|部署|迁移|备份)")
-_CJK_RUN = re.compile("[" + _CJK + "]+")
-_ROMAN = re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
+
+def _re():
+    """The extractor's patterns, compiled on first use (compiling them costs
+    milliseconds that a plain search never needs).  In the list, earlier
+    patterns win where matches overlap."""
+    if not _compiled:
+        cjk = store_mod.CJK_CLASS
+        _compiled.update(
+            patterns=[
+                ("url", re.compile(r"\bhttps?://" + _URL_TAIL + r"+|\bwww\.[a-z0-9-]+(?:\.[a-z0-9-]+)+"
+                                   + _URL_TAIL + "*", re.I)),
+                ("link", re.compile(r"\[\[([^\[\]|#\n]{1,80})(?:[#|][^\[\]\n]*)?\]\]")),
+                ("code", re.compile(r"`([^`\n]{1,60})`")),
+                ("tag", re.compile(r"(?<![\w#&/])#([A-Za-z" + cjk + r"][\w" + cjk + r"-]{0,40})")),
+                ("mention", re.compile(r"(?<![\w.@])@([A-Za-z][\w-]{1,38})")),
+                ("path", re.compile(r"(?<![\w/.~])((?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]*[\w/]"
+                                    r"|[\w-]+(?:/[\w.-]+)+\.(?:" + _FILE_EXT + r")"
+                                    r"|[\w-]+\.(?:" + _FILE_EXT + r"))(?![\w/])")),
+                ("url", re.compile(r"\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:" + _TLD + r")(?:/" + _URL_TAIL
+                                   + r"*)?(?![\w.])", re.I)),
+                ("code", re.compile(r"\b[A-Z]{1,5}-\d{2,}\b")),  # ticket and booking ids: KX-4471
+                ("name", re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z]+(?:[A-Z][a-z0-9]+)+)\b")),
+                ("caps", re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")),
+            ],
+            capitalised=re.compile(r"\b[A-Z][a-z]+(?:[ -](?:(?:of|the|de|da|del|von|van|du|la|le)[ -]){0,2}"
+                                   r"[A-Z][a-z]+){0,3}\b"),
+            speaker=re.compile(r"^\s*\*\*([A-Z][\w .'-]{0,40}?)\*\*"),
+            suffix_term=re.compile(r"([A-Za-z][A-Za-z0-9+#.]{0,15}|[" + cjk + r"]{2})(" + _SUFFIXES + ")"),
+            cjk_run=re.compile("[" + cjk + "]+"),
+            roman=re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$"),
+            sentence_start=re.compile(r"^[\s>*#\-+\d.)]*"),
+        )
+    return _compiled
+
 
 ACRONYM_NOISE = frozenset("""OK I A AM PM TV ID OS UI US UK EU AD BC THE AND OR BUT NOT
 NO YES YEP WOW LOL OMG BTW FYI ASAP TODO FIXME NOTE PS OH HI HEY GB MB KB TB GHZ MHZ
@@ -102,6 +117,7 @@ def entity_key(kind, text):
 def extract_entities(text):
     """Every entity mention in a piece of Markdown, in order of kind priority."""
     text = store_mod.mask_private(text)
+    patterns = _re()
     taken = []  # spans already claimed by a stronger pattern
     out = []
 
@@ -118,16 +134,16 @@ def extract_entities(text):
             kind = _classify_code(spelling)
             if kind is None:
                 return
-        if kind == "caps" and (spelling in ACRONYM_NOISE or _ROMAN.match(spelling)
+        if kind == "caps" and (spelling in ACRONYM_NOISE or patterns["roman"].match(spelling)
                                   or sum(c.isalpha() for c in spelling) < 2):
             return
         out.append(Mention(kind, entity_key(kind, spelling), spelling))
 
-    for kind, pattern in _PATTERNS:
+    for kind, pattern in patterns["patterns"]:
         for m in pattern.finditer(text):
             group = 1 if pattern.groups else 0
             claim(kind, m.start(group), m.end(group), m.group(group))
-    for m in _SUFFIX_TERM.finditer(text):
+    for m in patterns["suffix_term"].finditer(text):
         term = m.group(0)
         if not (set(m.group(1)) & CJK_STOP_CHARS):
             claim("term", m.start(), m.end(), term)
@@ -153,10 +169,10 @@ def _classify_code(span):
 def _capitalised_names(text):
     """People, places and titles: capitalised words not at a sentence start."""
     for line_start, line in _lines_with_offsets(text):
-        speaker = _SPEAKER.match(line)
+        speaker = _re()["speaker"].match(line)
         if speaker and speaker.group(1).split()[0] not in CAPITAL_NOISE:
             yield line_start + speaker.start(1), line_start + speaker.end(1), speaker.group(1)
-        for m in _CAPITALISED.finditer(line):
+        for m in _re()["capitalised"].finditer(line):
             words = m.group(0).replace("-", " ").split()
             start = m.start()
             initial = _sentence_initial(line, start)
@@ -173,7 +189,7 @@ def _capitalised_names(text):
 
 
 def _sentence_initial(line, pos):
-    before = re.sub(r"^[\s>*#\-+\d.)]*", "", line[:pos]).rstrip()
+    before = _re()["sentence_start"].sub("", line[:pos]).rstrip()
     return not before or before[-1] in '.!?:;"“”(（[*—–'
 
 
@@ -187,7 +203,7 @@ def _lines_with_offsets(text):
 def _cjk_phrases(text):
     """Chinese phrases cut at stop characters; the candidates for recurring terms
     are each phrase of 2-6 characters and its 2- and 3-character ends."""
-    for m in _CJK_RUN.finditer(text):
+    for m in _re()["cjk_run"].finditer(text):
         run, base, piece_start = m.group(0), m.start(), 0
         for i in range(len(run) + 1):
             if i == len(run) or run[i] in CJK_STOP_CHARS:
@@ -209,12 +225,9 @@ def _phrase_candidates(piece):
 
 
 # --------------------------------------------------------------------------
-# The link tables: kept beside the chunks, synced file by file
+# Mention rows: what the store keeps for the linker (see the link tables in
+# memory_store.py): (path, ordinal, key, kind, spelling, count) per chunk.
 # --------------------------------------------------------------------------
-# A mention row is (path, ordinal, key, kind, spelling, count).  Everything
-# else (entity counts, spellings; co-occurrence when asked) is an aggregate of
-# those rows, kept up to date by adding a file's rows and subtracting the
-# rows it had before.
 
 def file_mentions(path, chunks):
     """Mention rows of a file from its chunks [(ordinal, text)]."""
@@ -223,240 +236,6 @@ def file_mentions(path, chunks):
         counts = Counter((m.key, m.kind, m.spelling) for m in extract_entities(text))
         rows.extend((path, ordinal, key, kind, spelling, n) for (key, kind, spelling), n in counts.items())
     return rows
-
-
-class LinkDelta:
-    """Aggregate changes from mention rows added (sign +1) or removed (sign -1).
-
-    Co-occurrence is not stored: every pair of candidates in a chunk would be
-    quadratic (1.6 million rows for 668 CMRC chunks), while lookups and
-    pictures only need pairs among a few entities, cheap to count from the
-    mentions when asked."""
-
-    def __init__(self):
-        self.entities = defaultdict(lambda: [0, 0, 0])   # key -> [chunks, files, mentions]
-        self.spellings = Counter()                       # (key, spelling, kind) -> count
-
-    def add(self, rows, sign):
-        in_chunk, in_file = set(), set()
-        for path, ordinal, key, kind, spelling, n in rows:
-            in_chunk.add((key, path, ordinal))
-            in_file.add((key, path))
-            self.entities[key][2] += sign * n
-            self.spellings[(key, spelling, kind)] += sign * n
-        for key, _, _ in in_chunk:
-            self.entities[key][0] += sign
-        for key, _ in in_file:
-            self.entities[key][1] += sign
-
-
-_LINK_SCHEMA = """
-CREATE TABLE link_meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
-CREATE TABLE link_files(path TEXT PRIMARY KEY, hash TEXT) WITHOUT ROWID;
-CREATE TABLE link_mentions(path TEXT, ordinal INTEGER, key TEXT, kind TEXT, spelling TEXT,
-                           count INTEGER, PRIMARY KEY(path, ordinal, key, kind, spelling)) WITHOUT ROWID;
-CREATE INDEX link_mentions_by_key ON link_mentions(key);
-CREATE TABLE link_entities(key TEXT PRIMARY KEY, chunks INTEGER, files INTEGER,
-                           mentions INTEGER) WITHOUT ROWID;
-CREATE TABLE link_spellings(key TEXT, spelling TEXT, kind TEXT, count INTEGER,
-                            PRIMARY KEY(key, spelling, kind)) WITHOUT ROWID;
-"""
-_LINK_TABLES = ("link_meta", "link_files", "link_mentions", "link_entities", "link_spellings")
-
-
-class SqliteLinks:
-    """Link tables inside the store's SQLite index; one transaction per sync."""
-
-    def __init__(self, store):
-        self.store = store
-
-    @property
-    def conn(self):  # the store's current connection (recovery may have replaced it)
-        return self.store.backend.conn
-
-    def open(self):
-        conn = self.conn
-        if self._version() == LINK_SCHEMA_VERSION:
-            return
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if self._version() != LINK_SCHEMA_VERSION:
-                for table in _LINK_TABLES:
-                    conn.execute("DROP TABLE IF EXISTS %s" % table)
-                for statement in _LINK_SCHEMA.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
-                conn.execute("INSERT INTO link_meta VALUES('version', ?)", (str(LINK_SCHEMA_VERSION),))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-
-    def _version(self):
-        try:
-            row = self.conn.execute("SELECT value FROM link_meta WHERE key='version'").fetchone()
-        except Exception as exc:
-            if "no such table" in str(exc):
-                return None
-            raise
-        return int(row[0]) if row else None
-
-    def known_files(self):
-        return dict(self.conn.execute("SELECT path, hash FROM link_files"))
-
-    def apply(self, changes):
-        """changes: [(path, new hash or None if removed, new mention rows)]."""
-        conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            delta = LinkDelta()
-            for path, digest, rows in changes:
-                old = conn.execute("SELECT path, ordinal, key, kind, spelling, count FROM link_mentions "
-                                   "WHERE path=?", (path,)).fetchall()
-                delta.add(old, -1)
-                delta.add(rows, +1)
-                conn.execute("DELETE FROM link_mentions WHERE path=?", (path,))
-                conn.executemany("INSERT INTO link_mentions VALUES(?, ?, ?, ?, ?, ?)", rows)
-                if digest is None:
-                    conn.execute("DELETE FROM link_files WHERE path=?", (path,))
-                else:
-                    conn.execute("INSERT OR REPLACE INTO link_files VALUES(?, ?)", (path, digest))
-            self._apply_delta(delta)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-
-    def _apply_delta(self, delta):
-        conn = self.conn
-        ent = [(k, c, f, m) for k, (c, f, m) in delta.entities.items() if c or f or m]
-        conn.executemany("INSERT OR IGNORE INTO link_entities VALUES(?, 0, 0, 0)", [(e[0],) for e in ent])
-        conn.executemany("UPDATE link_entities SET chunks=chunks+?, files=files+?, mentions=mentions+? "
-                         "WHERE key=?", [(c, f, m, k) for k, c, f, m in ent])
-        conn.execute("DELETE FROM link_entities WHERE chunks <= 0")
-        sp = [(k, s, kind, n) for (k, s, kind), n in delta.spellings.items() if n]
-        conn.executemany("INSERT OR IGNORE INTO link_spellings VALUES(?, ?, ?, 0)", [r[:3] for r in sp])
-        conn.executemany("UPDATE link_spellings SET count=count+? WHERE key=? AND spelling=? AND kind=?",
-                         [(n, k, s, kind) for k, s, kind, n in sp])
-        conn.execute("DELETE FROM link_spellings WHERE count <= 0")
-
-    # --- reads ---
-    def entity_rows(self):
-        return self.conn.execute("SELECT key, chunks, files, mentions FROM link_entities").fetchall()
-
-    def spelling_rows(self):
-        return self.conn.execute("SELECT key, spelling, kind, count FROM link_spellings").fetchall()
-
-    def mentions_of(self, keys):
-        return _chunked_in(self.conn, "SELECT key, path, ordinal, sum(count) FROM link_mentions "
-                           "WHERE key IN (%s) GROUP BY key, path, ordinal", list(keys))
-
-    def mentions_in(self, path, ordinal=None):
-        sql = "SELECT key, path, ordinal, sum(count) FROM link_mentions WHERE path=?"
-        args = [path]
-        if ordinal is not None:
-            sql += " AND ordinal=?"
-            args.append(ordinal)
-        return self.conn.execute(sql + " GROUP BY key, path, ordinal", args).fetchall()
-
-    def keys_in_chunks(self, refs):
-        """{(path, ordinal): set of keys} for the given chunks."""
-        out = defaultdict(set)
-        wanted = set(refs)
-        for path in {p for p, _ in wanted}:
-            for key, ordinal in self.conn.execute(
-                    "SELECT DISTINCT key, ordinal FROM link_mentions WHERE path=?", (path,)):
-                if (path, ordinal) in wanted:
-                    out[(path, ordinal)].add(key)
-        return out
-
-
-def _chunked_in(conn, sql, values, size=500):
-    out = []
-    for i in range(0, len(values), size):
-        part = values[i:i + size]
-        out.extend(conn.execute(sql % ",".join("?" * len(part)), part).fetchall())
-    return out
-
-
-class JsonLinks:
-    """The same information in `.memory/links.json` (for the JSON backend).
-
-    Only the mention rows are stored; the aggregates are rebuilt on load,
-    which is fine for the small folders the JSON backend is meant for."""
-
-    filename = "links.json"
-
-    def __init__(self, store):
-        self.path = os.path.join(store.index_dir, self.filename) if store.index_dir else None
-        self.files, self.rows = {}, {}
-
-    def open(self):
-        self.files, self.rows = {}, {}
-        if self.path and os.path.exists(self.path):
-            import json
-            try:
-                with open(self.path, encoding="utf-8") as f:
-                    data = json.load(f)
-                if data.get("version") == LINK_SCHEMA_VERSION:
-                    self.files = dict(data["files"])
-                    self.rows = {p: [tuple(r) for r in rs] for p, rs in data["mentions"].items()}
-            except (ValueError, KeyError, TypeError, AttributeError):
-                self.files, self.rows = {}, {}  # damaged: rebuilt from the chunks
-        self._aggregate()
-
-    def known_files(self):
-        return dict(self.files)
-
-    def apply(self, changes):
-        for path, digest, rows in changes:
-            self.rows.pop(path, None)
-            self.files.pop(path, None)
-            if digest is not None:
-                self.files[path] = digest
-                self.rows[path] = [tuple(r) for r in rows]
-        if self.path:
-            store_mod.write_json_atomic(self.path, {"version": LINK_SCHEMA_VERSION, "files": self.files,
-                                                    "mentions": self.rows})
-        self._aggregate()
-
-    def _aggregate(self):
-        delta = LinkDelta()
-        for rows in self.rows.values():
-            delta.add(rows, +1)
-        self._entities = [(k, c, f, m) for k, (c, f, m) in delta.entities.items() if c > 0]
-        self._spellings = [(k, s, kind, n) for (k, s, kind), n in delta.spellings.items() if n > 0]
-        by_key = defaultdict(Counter)
-        for path, rows in self.rows.items():
-            for _, ordinal, key, _, _, n in rows:
-                by_key[key][(path, ordinal)] += n
-        self._by_key = by_key
-
-    def entity_rows(self):
-        return list(self._entities)
-
-    def spelling_rows(self):
-        return list(self._spellings)
-
-    def mentions_of(self, keys):
-        return [(k, p, o, n) for k in keys for (p, o), n in self._by_key.get(k, {}).items()]
-
-    def mentions_in(self, path, ordinal=None):
-        out = Counter()
-        for _, o, key, _, _, n in self.rows.get(path, []):
-            if ordinal is None or o == ordinal:
-                out[(key, o)] += n
-        return [(k, path, o, n) for (k, o), n in out.items()]
-
-    def keys_in_chunks(self, refs):
-        wanted = set(refs)
-        out = defaultdict(set)
-        for path in {p for p, _ in wanted}:
-            for _, o, key, _, _, _ in self.rows.get(path, []):
-                if (path, o) in wanted:
-                    out[(path, o)].add(key)
-        return out
 
 
 # --------------------------------------------------------------------------
@@ -469,20 +248,16 @@ Appearance = namedtuple("Appearance", "id path start_line end_line heading date 
 Related = namedtuple("Related", "id path start_line end_line heading date score shared snippet")
 Related.__doc__ = "A memory related to a target, with the entities they share (names)."
 
-# Entities in more than this share of chunks say little about relatedness
-# (and would make every lookup touch most of the index).
-COMMON_ENTITY_SHARE = 0.2
-SAME_DAY_WEIGHT = 0.25  # bonus for a related memory from the same day or file (one batch of work)
-
-
 class LinkGraph:
-    """The entity graph of a MemoryStore (call sync() before reading)."""
+    """The entity graph of a MemoryStore (call sync() before reading).
+    Entities in more than params.common_entity_share of the chunks say
+    little about relatedness (and would make every lookup touch most of the
+    index); params.same_day_weight favours memories of one batch of work."""
 
-    def __init__(self, store):
+    def __init__(self, store, params=None):
         self.store = store
-        sqlite = isinstance(store.backend, store_mod.SqliteBackend)
-        self.links = SqliteLinks(store) if sqlite else JsonLinks(store)
-        store._guarded(self.links.open)
+        self.params = params or store.params
+        self.links = store.links(EXTRACTOR_VERSION)
         self._entities = None
 
     # --- sync ----------------------------------------------------------------
@@ -490,22 +265,20 @@ class LinkGraph:
         """Re-extract the files whose content changed since the last sync:
         (changed, removed).  A write that fails (full disk, busy index) raises
         StoreError and leaves the last good graph."""
-        return self.store._guarded(self._sync)
-
-    def _sync(self):
-        self.links.open()  # cheap when the tables exist; recreates them after a rebuild
-        current = {p: v[2] for p, v in self.store.backend.known_files().items() if v[2]}
+        current = {p: state.hash for p, state in self.store.known_files().items() if state.hash}
         known = self.links.known_files()
         changes = []
         for path, digest in sorted(current.items()):
             if known.get(path) != digest:
-                rows = self.store.fetch(self.store.chunk_keys(path)).values()
-                chunks = [(r.ordinal, r.text) for r in sorted(rows, key=lambda r: r.ordinal)]
+                chunks = [(c.ordinal, c.text) for c in self.store.chunks_of(path)]
                 changes.append((path, digest, file_mentions(path, chunks)))
         removed = [p for p in known if p not in current]
         changes.extend((p, None, []) for p in removed)
         if changes:
-            self.links.apply(changes)
+            try:
+                self.links.apply(changes)
+            except Exception as exc:
+                raise store_mod.write_failure(exc, self.store.index_dir) or exc
             self._entities = None
         return [c[0] for c in changes if c[1] is not None], removed
 
@@ -594,13 +367,13 @@ class LinkGraph:
         return out
 
     def _rows(self, chunk_refs):
-        """{(path, ordinal): ChunkRow} for chunk references."""
+        """{(path, ordinal): StoredChunk} for chunk references."""
         by_path = defaultdict(set)
         for p, o in chunk_refs:
             by_path[p].add(o)
         out = {}
         for p, ordinals in by_path.items():
-            for row in self.store.fetch(self.store.chunk_keys(p)).values():
+            for row in self.store.chunks_of(p):
                 if row.ordinal in ordinals:
                     out[(p, row.ordinal)] = row
         return out
@@ -613,13 +386,12 @@ class LinkGraph:
         if path.startswith("./"):
             path = path[2:]
         store_mod.safe_join(self.store.root, path)
-        keys = self.store.chunk_keys(path)
-        if not keys:
+        rows = self.store.chunks_of(path)
+        if not rows:
             raise StoreError("no memory file %r in the index" % path)
-        rows = self.store.fetch(keys).values()
         if first == "#":
             if last not in {r.ordinal for r in rows}:
-                raise StoreError("no chunk %s (the file has %d chunks, #0-#%d)" % (target, len(keys), len(keys) - 1))
+                raise StoreError("no chunk %s (the file has %d chunks, #0-#%d)" % (target, len(rows), len(rows) - 1))
             return path, [last]
         if first is not None:
             ordinals = sorted(r.ordinal for r in rows if r.start_line <= last and r.end_line >= first)
@@ -647,7 +419,8 @@ class LinkGraph:
             return []
         n = max(self.store.chunk_count(), 1)
         weight = {k: self.idf(entities[k]) for k in own}
-        useful = [k for k in own if entities[k].chunks <= max(50, COMMON_ENTITY_SHARE * n)] or list(own)
+        useful = [k for k in own if entities[k].chunks <= max(50, self.params.common_entity_share * n)] \
+            or list(own)
         targets = set(chunks)
         target_rows = self._rows(targets)
         shared = defaultdict(set)
@@ -670,8 +443,9 @@ class LinkGraph:
                 score = scored[ref] / union if union else 0.0
             else:
                 score = scored[ref] / total_own
-            if SAME_DAY_WEIGHT and _same_day(row, target_rows.values()):
-                score = (score + SAME_DAY_WEIGHT) / (1 + SAME_DAY_WEIGHT)
+            bonus = self.params.same_day_weight
+            if bonus and _same_day(row, target_rows.values()):
+                score = (score + bonus) / (1 + bonus)
             names = [entities[k].name for k in sorted(shared[ref], key=lambda k: (-weight[k], k))]
             results.append(Related(store_mod.chunk_id(*ref), ref[0], row.start_line, row.end_line,
                                    row.heading, row.date, round(score, 4), names,
@@ -688,8 +462,7 @@ class LinkGraph:
             for r in self.related_to_chunks([(hit.path, ordinal)], limit=limit * 2):
                 if (r.path, r.start_line, r.end_line) in seen or any(o.id == r.id for o, _ in out):
                     continue
-                if any(h.path == r.path and h.start_line <= r.end_line and r.start_line <= h.end_line
-                       for h in hits):
+                if _overlaps(r, hits):
                     continue
                 out.append((r, hit.id))
         out.sort(key=lambda rh: -rh[0].score)
@@ -756,14 +529,14 @@ def _backbone(edges, centre=None, per_node=3):
 
 
 def _overlaps(row, others):
-    return any(o.path == row.path and o.start_line <= row.end_line and row.start_line <= o.end_line
+    return any(o.path == row.path and store_mod.ranges_overlap(o.start_line, o.end_line, row.start_line, row.end_line)
                for o in others)
 
 
 def _line_with(text, needles, width=160):
     """The first line of text containing one of the needles (else the first line), cut to width."""
-    lines = [l.strip() for l in text.split("\n") if l.strip() and not store_mod.is_heading(l)] or \
-        [l.strip() for l in text.split("\n") if l.strip()]
+    all_lines = text.split("\n")
+    lines = [all_lines[i].strip() for i in store_mod.content_lines(all_lines)]
     if not lines:
         return ""
     lowered = [n.casefold() for n in needles if n]
@@ -828,15 +601,11 @@ def graph_mermaid(nodes, edges):
 # CLI: link.sh
 # --------------------------------------------------------------------------
 
-def _cli():
-    import memory_search as ms_cli  # the shared CLI helpers (one place for output)
-    return ms_cli
-
-
 def open_graph(args):
-    store = _cli().open_store(args)
+    """(store, graph), both synced; the caller closes the store."""
+    store = store_mod.cli_store(args)
     try:
-        _cli().sync_quietly(store, prog="link")
+        store.refresh()
         graph = LinkGraph(store)
         try:
             graph.sync()
@@ -853,29 +622,32 @@ def entity_json(e):
 
 
 def cmd_build(args):
-    cli = _cli()
-    cli.no_words(args)
+    store_mod.no_words(args)
     store, graph = open_graph(args)
     try:
         ents = graph.table()
         by_kind = Counter(e.kind for e in ents)
-        summary = {"files": len(store.backend.known_files()), "chunks": store.chunk_count(),
+        summary = {"files": len(store.known_files()), "chunks": store.chunk_count(),
                    "entities": len(ents), "by_kind": dict(by_kind.most_common()),
                    "top_entities": [entity_json(e) for e in ents[:10]],
                    "top_links": [{"a": a.name, "b": b.name, "weight": w} for a, b, w in graph.strongest_links(10)]}
     finally:
         store.close()
     if args.json:
-        cli.print_json(summary)
+        print_json(summary)
         return 0
     out = sys.stdout.write
     kinds = ", ".join("%d %s" % (n, k) for k, n in by_kind.most_common())
-    out("Linked %d files, %d chunks: %d entities (%s)\n" % (summary["files"], summary["chunks"],
-                                                           len(ents), kinds or "none"))
+    out("Linked %s, %s: %s (%s)\n" % (store_mod.plural(summary["files"], "file"),
+                                       store_mod.plural(summary["chunks"], "chunk"),
+                                       store_mod.plural(len(ents), "entity", "entities"), kinds or "none"))
+    if not summary["files"]:
+        out("Nothing to link in %s; point --dir or MEMORY_DIR at the folder that holds your notes.\n"
+            % store.root)
     if ents:
         out("\nMost mentioned:\n")
         for e in ents[:10]:
-            out("  %s %-8s %3d chunks, %d files\n" % (cli.pad(e.name, 28), e.kind, e.chunks, e.files))
+            out("  %s %-8s %3d chunks, %d files\n" % (store_mod.pad(e.name, 28), e.kind, e.chunks, e.files))
     if summary["top_links"]:
         out("\nStrongest links (chunks shared):\n")
         for link in summary["top_links"]:
@@ -884,9 +656,8 @@ def cmd_build(args):
 
 
 def cmd_entity(args):
-    cli = _cli()
     if not " ".join(args.words).strip():
-        raise cli.UsageError("entity needs a NAME (try: link.sh entities)")
+        raise UsageError("entity needs a NAME (try: link.sh entities)")
     store, graph = open_graph(args)
     try:
         entity = graph.find(" ".join(args.words))
@@ -895,15 +666,16 @@ def cmd_entity(args):
     finally:
         store.close()
     if args.json:
-        cli.print_json(dict(entity_json(entity), appears=[
+        print_json(dict(entity_json(entity), appears=[
             {"id": a.id, "path": a.path, "start_line": a.start_line, "end_line": a.end_line,
              "heading": a.heading, "date": a.date, "snippet": a.snippet, "count": a.count} for a in places],
             related_entities=[dict(entity_json(e), weight=w) for e, w in neighbours]))
         return 0
-    colour = cli.use_colour()
+    colour = store_mod.use_colour()
     bold, dim, off = ("\033[1m", "\033[2m", "\033[0m") if colour else ("", "", "")
     out = sys.stdout.write
-    out("%s%s%s (%s): %d chunks in %d files\n" % (bold, entity.name, off, entity.kind, entity.chunks, entity.files))
+    out("%s%s%s (%s): %s in %s\n" % (bold, entity.name, off, entity.kind, store_mod.plural(entity.chunks, "chunk"),
+                                     store_mod.plural(entity.files, "file")))
     out("\nAppears in (newest first):\n")
     for a in places:
         out("  %s:%d-%d  %s%s%s\n     %s\n" % (a.path, a.start_line, a.end_line, dim, a.heading, off, a.snippet))
@@ -915,18 +687,17 @@ def cmd_entity(args):
 
 
 def cmd_related(args):
-    cli = _cli()
     if len(args.words) != 1:
-        raise cli.UsageError("related takes one chunk id (file.md#5), citation (file.md:31-44) or file path")
+        raise UsageError("related takes one chunk id (file.md#5), citation (file.md:31-44) or file path")
     store, graph = open_graph(args)
     try:
         results = graph.related(args.words[0], args.limit or 5)
     except ValueError as exc:
-        raise cli.UsageError(str(exc))
+        raise UsageError(str(exc))
     finally:
         store.close()
     if args.json:
-        cli.print_json({"target": args.words[0], "results": [related_json(r) for r in results]})
+        print_json({"target": args.words[0], "results": [related_json(r) for r in results]})
         return 0
     out = sys.stdout.write
     if not results:
@@ -943,25 +714,23 @@ def related_json(r, **extra):
 
 
 def cmd_entities(args):
-    cli = _cli()
-    cli.no_words(args)
+    store_mod.no_words(args)
     store, graph = open_graph(args)
     try:
         ents = graph.table(args.top or 30, args.kind)
     finally:
         store.close()
     if args.json:
-        cli.print_json({"entities": [entity_json(e) for e in ents]})
+        print_json({"entities": [entity_json(e) for e in ents]})
         return 0
-    sys.stdout.write("%s %-8s %6s %6s\n" % (cli.pad("entity", 32), "kind", "chunks", "files"))
+    sys.stdout.write("%s %-8s %6s %6s\n" % (store_mod.pad("entity", 32), "kind", "chunks", "files"))
     for e in ents:
-        sys.stdout.write("%s %-8s %6d %6d\n" % (cli.pad(e.name, 32), e.kind, e.chunks, e.files))
+        sys.stdout.write("%s %-8s %6d %6d\n" % (store_mod.pad(e.name, 32), e.kind, e.chunks, e.files))
     return 0
 
 
 def cmd_graph(args):
-    cli = _cli()
-    cli.no_words(args)
+    store_mod.no_words(args)
     store, graph = open_graph(args)
     try:
         centre = graph.find(args.entity) if args.entity else None
@@ -970,45 +739,53 @@ def cmd_graph(args):
         store.close()
     fmt = "json" if args.json else (args.format or "mermaid")
     if fmt == "json":
-        cli.print_json(graph_json(nodes, edges))
+        print_json(graph_json(nodes, edges))
     else:
         sys.stdout.write((graph_dot if fmt == "dot" else graph_mermaid)(nodes, edges))
     return 0
 
 
-def _commands():
-    cli = _cli()
-    Opt = cli.Opt
-    common = cli.COMMON_OPTS
-    limit = Opt(("--limit", "-n"), "limit", "N", cli._positive_int, "how many to show")
-    return {
-        None: (common, "link.sh COMMAND [options]", "How memories connect: entities and the memories that share them.",
-               cmd_help),
-        "build": (common, "link.sh build [--json]",
-                  "Sync the entity graph and summarise it.", cmd_build),
-        "entity": (common + [limit], "link.sh entity NAME [--limit N] [--json]",
-                   "Where an entity appears (newest first) and what it appears with.", cmd_entity),
-        "related": (common + [limit], "link.sh related ID|PATH [--limit N] [--json]",
-                    "Memories sharing entities with a chunk (file.md#5) or a file.", cmd_related),
-        "entities": (common + [Opt(("--top",), "top", "N", cli._positive_int, "how many (default 30)"),
-                               Opt(("--kind",), "kind", "KIND", cli._choice(*KINDS), "only this kind: "
-                                   + ", ".join(KINDS))],
-                     "link.sh entities [--top N] [--kind KIND] [--json]", "The entity table, most mentioned first.",
-                     cmd_entities),
-        "graph": (common + [Opt(("--entity",), "entity", "NAME", str, "centre the picture on an entity"),
-                            Opt(("--depth",), "depth", "N", cli._positive_int, "steps out from --entity (default 1)"),
-                            Opt(("--top",), "top", "N", cli._positive_int, "entities in the picture, the centre included (default 15)"),
-                            Opt(("--format",), "format", "FMT", cli._choice("dot", "mermaid", "json"),
-                                "dot (Graphviz), mermaid (default) or json")],
-                  "link.sh graph [--entity NAME] [--depth N] [--top N] [--format dot|mermaid|json]",
-                  "Draw the entity graph.", cmd_graph),
-    }
+def cmd_help(args):
+    """No known command: say which ones there are (link.sh --help shows them all)."""
+    names = ", ".join(k for k in COMMANDS if k)
+    if args.words:
+        raise UsageError("unknown command %r (commands: %s)" % (args.words[0], names))
+    raise UsageError("a command is needed: %s" % names)
 
+
+_COMMON = store_mod.COMMON_OPTS
+_LIMIT = Opt(("--limit", "-n"), "limit", "N", store_mod.to_positive_int, "how many to show")
+COMMANDS = {
+    None: Command(_COMMON, "link.sh COMMAND [options]",
+                  "How memories connect: entities and the memories that share them.", cmd_help),
+    "build": Command(_COMMON, "link.sh build [--json]", "Sync the entity graph and summarise it.",
+                     cmd_build, False),
+    "entity": Command(_COMMON + [_LIMIT], "link.sh entity NAME [--limit N] [--json]",
+                      "Where an entity appears (newest first) and what it appears with.", cmd_entity),
+    "related": Command(_COMMON + [_LIMIT], "link.sh related ID|CITATION|PATH [--limit N] [--json]",
+                       "Memories sharing entities with a chunk (file.md#5), lines (file.md:9-13) "
+                       "or a whole file (file.md).", cmd_related),
+    "entities": Command(_COMMON + [
+        Opt(("--top",), "top", "N", store_mod.to_positive_int, "how many (default 30)"),
+        Opt(("--kind",), "kind", "KIND", store_mod.to_choice(*KINDS), "only this kind: " + ", ".join(KINDS))],
+        "link.sh entities [--top N] [--kind KIND] [--json]", "The entity table, most mentioned first.",
+        cmd_entities, False),
+    "graph": Command(_COMMON + [
+        Opt(("--entity",), "entity", "NAME", str, "centre the picture on an entity"),
+        Opt(("--depth",), "depth", "N", store_mod.to_positive_int, "steps out from --entity (default 1)"),
+        Opt(("--top",), "top", "N", store_mod.to_positive_int,
+            "entities in the picture, the centre included (default 15)"),
+        Opt(("--format",), "format", "FMT", store_mod.to_choice("dot", "mermaid", "json"),
+            "dot (Graphviz), mermaid (default) or json")],
+        "link.sh graph [--entity NAME] [--depth N] [--top N] [--format dot|mermaid|json]",
+        "Draw the entity graph.", cmd_graph, False),
+}
 
 LINK_HELP = """commands:
   link.sh build                      sync the entity graph and summarise it
   link.sh entity OpenClaw            where an entity appears, and what it appears with
-  link.sh related 2026-02-20.md#5    memories sharing entities with a chunk (or a file)
+  link.sh related 2026-02-20.md#5    memories sharing entities with a chunk, lines
+                                     (2026-02-20.md:9-13) or a whole file
   link.sh entities [--kind term]     the entity table
   link.sh graph --entity OpenClaw --format dot | dot -Tsvg > graph.svg
 
@@ -1016,17 +793,8 @@ Every command syncs the index first and accepts --dir DIR and --json.
 exit codes: 0 ok, 1 runtime error (e.g. unknown entity), 2 usage error."""
 
 
-def cmd_help(args):
-    """No known command: say which ones there are (link.sh --help shows them all)."""
-    cli = _cli()
-    names = ", ".join(k for k in _commands() if k)
-    if args.words:
-        raise cli.UsageError("unknown command %r (commands: %s)" % (args.words[0], names))
-    raise cli.UsageError("a command is needed: %s" % names)
-
-
 def main(argv=None):
-    return _cli().run_cli(argv, _commands(), "link", LINK_HELP)
+    return store_mod.run_cli(argv, COMMANDS, "link", LINK_HELP)
 
 
 if __name__ == "__main__":

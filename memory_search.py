@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""How memories are found: query analysis, the two channels, the hybrid merge,
-snippets, output formatting, and the `search.sh` / `reindex.sh` CLI.
+"""How memories are found: query analysis, the channels, the hybrid merge,
+passages, snippets, output, and the `search.sh` / `reindex.sh` CLI.
 
-Channels (both over the terms of memory_store.tokenize):
-  keyword  BM25 from SQLite FTS5 (or the JSON backend's identical formula);
-           it also supplies the candidate pool.
+Channels (over the terms of memory_store.tokenize):
+  keyword  BM25 (FTS5's formula); FTS5 (or the JSON backend) also supplies
+           the candidate pool.
   vector   hand-written TF-IDF cosine (SMART lnc.ltc: log tf, idf on the query
            side only, cosine-normalised) over terms *and* character trigrams
            of Latin words, so it forgives typos and word forms BM25 misses.
@@ -12,73 +12,67 @@ Each score is mapped to [0, 1] without reference to the other hits, so a
 score means the same thing from query to query, then merged by weight.
 """
 import math
-import os
 import sys
 from collections import Counter, namedtuple
 
 import memory_store as store_mod
-from memory_store import Filters, StoreError, tokenize
+from memory_store import (DEFAULT_PARAMS, Command, Filters, Opt, StoreError, UsageError,
+                          print_json, tokenize)
 
-# Defaults chosen by measurement on ../shared/eval-data (see bench/ and README).
-WEIGHT_KEYWORD = 0.7   # hybrid = WEIGHT_KEYWORD * keyword + (1 - WEIGHT_KEYWORD) * vector
-KEYWORD_SCALE = 1.5    # keyword score = 1 - exp(-KEYWORD_SCALE * bm25 / sum(idf))
-CANDIDATE_POOL = 50    # BM25 candidates the vector channel re-scores
-RERANK_DEPTH = 20      # the best hits get a bonus for holding the query in one line...
-PROXIMITY_WEIGHT = 0.15  # ...worth this much (scores are renormalised to [0, 1])
-DATE_WEIGHT = 0.1      # bonus for a file dated on a day (or month) the query names
-MERGE_GAP = 0          # hits this close (0: adjacent or overlapping) become one passage...
-MERGE_MAX_LINES = 10   # ...of at most this many lines,
-MERGE_MIN_SHARE = 0.8  # ...when the later hit scores at least this share of the first
-MAX_QUERY_TERMS = 64   # the rarest terms of a very long query
-PROBE_POSTINGS = 5000  # FTS5 is asked for the rarest terms, up to this many postings
-FUZZY_PREFIX = 4       # an unknown word also asks for words starting with its first 4 letters
+__all__ = ["search", "Hit", "analyse_query", "make_snippet", "highlight", "hit_json", "main"]
+
 DEFAULT_LIMIT = 5
-BACKGROUND_SCAN_CHUNKS = 20000  # above this, check the folder in a thread beside the query
 SNIPPET_CHARS = 220
 
 Hit = namedtuple("Hit", "id path start_line end_line heading date score keyword vector snippet text")
-Hit.__doc__ = "One search result; lines are 1-based and inclusive, scores in [0, 1]."
-
-
-class UsageError(Exception):
-    """Bad arguments: exit code 2."""
+Hit.__doc__ = ("One search result: lines are 1-based and inclusive, scores in [0, 1], snippet "
+               "the best lines, text all of the cited lines.")
 
 
 # --------------------------------------------------------------------------
 # Query analysis
 # --------------------------------------------------------------------------
 
-def fts5_idf(n_docs, df):
-    """FTS5's BM25 idf (never below a tiny positive floor)."""
-    idf = math.log((n_docs - df + 0.5) / (df + 0.5))
-    return idf if idf > 0 else 1e-6
+Query = namedtuple("Query", "terms probe unknown dfs n_docs")
+Query.__doc__ = ("An analysed query: its scoring terms known to the index (repetitions kept), the "
+                 "distinct terms to ask the keyword index for (it holds CJK bigrams, not "
+                 "unigrams), its Latin words the index has never seen (typos, compounds), "
+                 "their document frequencies, and the number of chunks.")
 
 
-Query = namedtuple("Query", "terms unknown dfs n_docs")
-Query.__doc__ = ("An analysed query: its terms known to the index (repetitions kept), its Latin "
-                 "words the index has never seen (typos, compounds), their document frequencies, "
-                 "and the number of chunks.")
-
-
-def analyse_query(store, query):
+def analyse_query(store, query, params=DEFAULT_PARAMS):
     """Analyse a query against the index.  An unknown word made of two known
     ones ("roadtrip") is read as both; other unknown words are kept for the
     trigram channel ("Feedley" still meets "Feedly").  Very long queries keep
-    only their MAX_QUERY_TERMS rarest distinct terms."""
+    only their max_query_terms rarest distinct terms."""
     if not query or not query.strip():
         raise UsageError("empty query")
-    terms = tokenize(query)
+    if not query.isascii():  # undecodable bytes from a shell arrive as lone surrogates
+        query = query.encode("utf-8", "replace").decode("utf-8")
+    units = store_mod.analyse(query)
+    terms = store_mod.expand(units)
     n_docs = store.chunk_count()
     if not terms or not n_docs:
-        return Query([], [], {}, n_docs)
-    distinct = list(dict.fromkeys(terms))[:4 * MAX_QUERY_TERMS]
+        return Query([], [], [], {}, n_docs)
+    distinct = list(dict.fromkeys(terms))[:4 * params.max_query_terms]
     dfs = store.doc_freqs(distinct)
     unknown = [t for t in distinct if not dfs.get(t) and store_mod.cached_grams(t)]
     parts = _compound_parts(store, unknown, dfs)
     terms = [p for t in terms for p in parts.get(t, (t,))]
-    known = sorted({t for t in terms if dfs.get(t)}, key=lambda t: (dfs[t], t))[:MAX_QUERY_TERMS]
+    known = sorted({t for t in terms if dfs.get(t)}, key=lambda t: (dfs[t], t))[:params.max_query_terms]
     keep = set(known)
-    return Query([t for t in terms if t in keep], [t for t in unknown if t not in parts], dfs, n_docs)
+    indexed = [p for t in store_mod.expand(units, False) for p in parts.get(t, (t,))]
+    probe = [t for t in dict.fromkeys(indexed) if t in keep and (not _is_unigram(t) or t in _lone_chars(units))]
+    return Query([t for t in terms if t in keep], probe, [t for t in unknown if t not in parts], dfs, n_docs)
+
+
+def _lone_chars(units):
+    """The one-character CJK runs of a query (the index holds them as terms)."""
+    return {u for u in units.split() if len(u) == 1 and store_mod.is_cjk(u)}
+
+
+def _is_unigram(term):
+    return len(term) == 1 and store_mod.is_cjk(term)
 
 
 def _compound_parts(store, words, dfs):
@@ -97,119 +91,147 @@ def _compound_parts(store, words, dfs):
 
 
 # --------------------------------------------------------------------------
-# The two channels and the merge
+# Candidates, as the channels see them
 # --------------------------------------------------------------------------
 
-def probe_terms(distinct, dfs):
+Candidate = namedtuple("Candidate", "row lines body head length words norm")
+Candidate.__doc__ = ("A chunk being ranked: its StoredChunk, the scoring terms of each "
+                     "line (for proximity), the term counts of its body and heading, its length "
+                     "in index terms (BM25's), its Latin words as '^word$' (for trigrams), and "
+                     "its vector length.")
+
+
+def analyse_candidates(rows, params=DEFAULT_PARAMS):
+    """{key: Candidate}: each fetched chunk's terms, expanded from its stored
+    units (overlapping chunks share lines, so each line is expanded once)."""
+    cache = {}
+    out = {}
+    for key, row in rows.items():
+        lines, body = [], Counter()
+        for units in row.units:
+            terms = cache.get(units)
+            if terms is None:
+                terms = cache[units] = store_mod.expand(units)
+            body.update(terms)
+            lines.append(terms)
+        head = Counter(store_mod.expand(row.head_units)) if row.head_units else Counter()
+        words = [t for t in body if t.isascii() and len(t) >= 4 and t.isalpha()]
+        words += [t for t in head if t not in body and t.isascii() and len(t) >= 4 and t.isalpha()]
+        out[key] = Candidate(row, lines, body, head, row.length, " ".join("^%s$" % t for t in sorted(words)),
+                             store_mod.vector_norm(row.norm_terms, row.n_grams, params.gram_weight))
+    return out
+
+
+# --------------------------------------------------------------------------
+# The channels and the merge
+# --------------------------------------------------------------------------
+
+def probe_terms(distinct, dfs, params=DEFAULT_PARAMS):
     """The terms worth asking the inverted index for: the rarest, as long as
-    their postings stay within PROBE_POSTINGS (once there are enough for a
+    their postings stay within probe_postings (once there are enough for a
     pool).  FTS5 scores every chunk a term matches, so a term in a quarter of
     a big index costs tens of milliseconds while a chunk holding only it
     would rank below the chunks holding the rarer terms anyway.  Every query
     term still counts in the score of the candidates found."""
     probe, postings = [], 0
     for term in sorted(distinct, key=lambda t: (dfs[t], t)):
-        if probe and postings >= CANDIDATE_POOL and postings + dfs[term] > PROBE_POSTINGS:
+        if probe and postings >= params.candidate_pool and postings + dfs[term] > params.probe_postings:
             break
         probe.append(term)
         postings += dfs[term]
     return probe
 
 
-def _holding_many(store, distinct, dfs, filters, tries=3):
+def _holding_many(store, distinct, dfs, filters, params, tries=3):
     """Chunks holding all the query's terms (else all but the rarest, ...).
     They rank high whatever the terms' frequency, and asking FTS5 for them is
     cheap: it scores only the intersection."""
     ranked = sorted(distinct, key=lambda t: (dfs[t], t))
     found = {}
     for skip in range(min(tries, len(ranked) - 1)):
-        found.update(store.keyword(ranked[skip:], CANDIDATE_POOL, filters, require_all=True))
-        if len(found) >= CANDIDATE_POOL // 2:
+        found.update(store.keyword(ranked[skip:], params.candidate_pool, filters, require_all=True))
+        if len(found) >= params.candidate_pool // 2:
             break
     return found
 
 
-def keyword_channel(store, terms, dfs, n_docs, filters, unknown=()):
-    """Candidates and their keyword scores: ({key: ChunkRow}, {key: term counts},
-    {key: score in [0, 1]}).
-
-    FTS5 ranks chunks by BM25 over the query's rarer terms and returns the
-    best CANDIDATE_POOL; their BM25 over all the query's terms (FTS5's own
-    formula) is then mapped to [0, 1] by 1 - exp(-KEYWORD_SCALE x bm25 / sum
-    of idf), about 0.78 for a chunk holding every term once."""
-    distinct = list(dict.fromkeys(terms))
-    probe = probe_terms(distinct, dfs) if distinct else []
+def find_candidates(store, query, filters, params=DEFAULT_PARAMS):
+    """{key: StoredChunk}: the chunks worth scoring.  The keyword index ranks
+    chunks by BM25 over the query's rarer terms and returns the best
+    candidate_pool, plus the chunks holding all (or most) of its terms.  A
+    lone CJK character is asked for as the start of the terms (the index
+    keeps bigrams, and the last character of each run)."""
+    probe = probe_terms(query.probe, query.dfs, params) if query.probe else []
+    exact = [t for t in probe if not _is_unigram(t)]
+    prefixes = [t for t in probe if _is_unigram(t)]
     # an unknown word brings in the chunks with words sharing its first letters
     # ("feedlei" -> feed*); the trigram channel then tells them apart
-    prefixes = sorted({w[:FUZZY_PREFIX] for w in unknown if len(w) > FUZZY_PREFIX})
-    found = dict(store.keyword(probe, CANDIDATE_POOL, filters, prefixes=prefixes))
-    if len(probe) < len(distinct):
-        found.update(_holding_many(store, distinct, dfs, filters))
-    rows = store.fetch(list(found))
-    counts = {key: _term_counts(row) for key, row in rows.items()}
-    idf = {t: fts5_idf(n_docs, dfs[t]) for t in distinct}
+    prefixes += sorted({w[:params.fuzzy_prefix] for w in query.unknown if len(w) > params.fuzzy_prefix})
+    found = dict(store.keyword(exact, params.candidate_pool, filters, prefixes=prefixes))
+    if len(probe) < len(query.probe):
+        found.update(_holding_many(store, query.probe, query.dfs, filters, params))
+    return store.fetch(list(found))
+
+
+def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
+    """{key: score in [0, 1]}: each candidate's BM25 over all the query's terms
+    (FTS5's formula) mapped by 1 - exp(-keyword_scale x bm25 / sum of idf),
+    about 0.78 for a chunk holding every term once."""
+    idf = {t: store_mod.bm25_idf(query.n_docs, query.dfs[t]) for t in set(query.terms)}
     scale = sum(idf.values()) or 1.0
-    avg_len = (store.total_terms() / float(n_docs)) or 1.0
-    k1, b = store_mod.BM25_K1, store_mod.BM25_B
     scores = {}
-    for key, (body, head, length) in counts.items():
-        norm = k1 * (1 - b + b * length / avg_len)
+    for key, c in candidates.items():
         bm25 = 0.0
         for t, w in idf.items():
-            tf = body.get(t, 0) + store_mod.HEADING_WEIGHT * head.get(t, 0)
+            tf = c.body.get(t, 0) + params.heading_weight * c.head.get(t, 0)
             if tf:
-                bm25 += w * tf * (k1 + 1) / (tf + norm)
-        scores[key] = 1.0 - math.exp(-KEYWORD_SCALE * bm25 / scale)
-    return rows, counts, scores
+                bm25 += store_mod.bm25_weight(tf, w, c.length, avg_length)
+        scores[key] = 1.0 - math.exp(-params.keyword_scale * bm25 / scale)
+    return scores
 
 
-def _term_counts(row):
-    """(body term counts, heading term counts, length in terms) of a stored chunk."""
-    body = Counter(row.body.split())
-    head = Counter(row.head.split()) if row.head else Counter()
-    return body, head, sum(body.values()) + sum(head.values())
-
-
-def query_vector(terms, store, dfs, n_docs):
+def query_vector(terms, store, dfs, n_docs, params=DEFAULT_PARAMS):
     """ltc query weights {feature: weight} of unit length: log tf x idf for
-    terms, GRAM_WEIGHT x idf for the trigrams of its Latin words."""
-    counts, grams = store_mod.vector_features(terms)
+    terms, gram_weight x idf for the trigrams of its Latin words."""
+    counts = Counter(terms)
+    grams = set()
+    for t in counts:
+        grams.update(store_mod.cached_grams(t))
     gram_dfs = store.doc_freqs(sorted(grams)) if grams else {}
     weights = {}
     for term, n in counts.items():
         if dfs.get(term):
             weights[term] = store_mod.log_tf(n) * math.log(1 + n_docs / dfs[term])
     for gram, df in gram_dfs.items():
-        weights[gram] = store_mod.GRAM_WEIGHT * math.log(1 + n_docs / df)
+        weights[gram] = params.gram_weight * math.log(1 + n_docs / df)
     norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
     return {f: w / norm for f, w in weights.items()}
 
 
-def vector_channel(rows, counts, qvec):
-    """{key: cosine} of each candidate row against the query vector."""
+def vector_channel(candidates, qvec, params=DEFAULT_PARAMS):
+    """{key: cosine} of each candidate against the query vector."""
     qterms = [f for f in qvec if f[0] != "#"]
     qgrams = [(f[1:], w) for f, w in qvec.items() if f[0] == "#"]  # "#onf" -> "onf"
     log_tf = store_mod.log_tf
     scores = {}
-    for key, row in rows.items():
-        body, head, _ = counts[key]
-        dot = sum(qvec[t] * log_tf(body.get(t, 0) + head.get(t, 0)) for t in qterms
-                  if t in body or t in head)
+    for key, c in candidates.items():
+        dot = sum(qvec[t] * log_tf(c.body.get(t, 0) + c.head.get(t, 0)) for t in qterms
+                  if t in c.body or t in c.head)
         if qgrams:  # a trigram is in the chunk iff it is a substring of its ^word$ list
-            words = row.words
-            dot += store_mod.GRAM_WEIGHT * sum(w for g, w in qgrams if g in words)
-        scores[key] = min(1.0, dot / row.norm)
+            dot += params.gram_weight * sum(w for g, w in qgrams if g in c.words)
+        scores[key] = min(1.0, dot / c.norm)
     return scores
 
 
-def proximity(body, idf, total):
+def proximity(candidate, idf, total):
     """How much of the query a single line of the chunk holds (idf-weighted,
     0-1): words that meet in one line answer better than words scattered over
-    six.  body is the stored terms, one line per text line."""
+    six."""
     best = 0.0
-    for line in body.split("\n"):
-        if line:
-            best = max(best, sum(idf.get(t, 0.0) for t in set(line.split())))
+    for terms in candidate.lines:
+        if terms:
+            present = set(terms)
+            best = max(best, sum(w for t, w in idf.items() if t in present))
     return best / total if total else 0.0
 
 
@@ -261,48 +283,67 @@ def date_matches(date, wanted):
     return any((wy is None or wy == y) and wm == m and (wd is None or wd == d) for wy, wm, wd in wanted)
 
 
-def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=0.0, filters=None):
+MODES = ("hybrid", "keyword", "vector")
+
+
+def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=0.0, filters=None,
+           params=None, sync=False):
     """Rank the memory's chunks for a query: [Hit], best first.
 
+    With sync=True the index is brought up to date first (the freshness
+    policy of MemoryStore.answer_fresh; store.stale says if it could not be).
     BM25 picks the candidates, the TF-IDF cosine re-scores them, the best
-    RERANK_DEPTH get a bonus for holding the query in one line, and hits that
+    rerank_depth get a bonus for holding the query in one line, and hits that
     touch in the same file are merged into one passage."""
-    if mode not in ("hybrid", "keyword", "vector"):
+    if mode not in MODES:
         raise UsageError("unknown mode %r (use hybrid, keyword or vector)" % mode)
-    terms, unknown, dfs, n_docs = analyse_query(store, query)
-    if not terms and not unknown:
+    params = params or store.params
+    if sync:
+        return store.answer_fresh(lambda: search(store, query, limit, mode, min_score, filters, params))
+    q = analyse_query(store, query, params)
+    if not q.probe and not q.unknown:
         return []
-    rows, counts, keyword = keyword_channel(store, terms, dfs, n_docs, filters, unknown)
-    vector = vector_channel(rows, counts, query_vector(terms + unknown, store, dfs, n_docs)) \
-        if mode != "keyword" else {}
-    w = {"hybrid": WEIGHT_KEYWORD, "keyword": 1.0, "vector": 0.0}[mode]
+    rows = find_candidates(store, q, filters, params)
+    candidates = analyse_candidates(rows, params)
+    avg_length = (store.total_terms() / float(q.n_docs)) or 1.0
+    keyword = keyword_channel(candidates, q, avg_length, params)
+    vector = vector_channel(candidates, query_vector(q.terms + q.unknown, store, q.dfs, q.n_docs, params),
+                            params) if mode != "keyword" else {}
+    w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode]
     merged = {k: w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0) for k in rows}
     order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if mode == "hybrid":
-        order = _rerank(order, rows, merged, terms, dfs, n_docs, query_dates(query))
-    return _passages(order, rows, merged, keyword, vector, set(terms), limit, min_score)
+        order = _rerank(order, candidates, merged, q, query_dates(query), params)
+    hits = _passages(order, rows, merged, keyword, vector, params, min_score)
+    qterms = set(q.terms)
+    return [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
 
 
-def _rerank(order, rows, merged, terms, dfs, n_docs, dates):
+def _rerank(order, candidates, merged, q, dates, params):
     """Bonuses for the best hits: the query in one line (proximity), and a
     file dated on a day the query names (kept in [0, 1] by renormalising)."""
-    idf = {t: math.log(1 + n_docs / dfs[t]) for t in set(terms)}
+    idf = {t: math.log(1 + q.n_docs / q.dfs[t]) for t in set(q.terms)}
     total = sum(idf.values())
-    scale = 1 + PROXIMITY_WEIGHT + (DATE_WEIGHT if dates else 0.0)
+    scale = 1 + params.proximity_weight + (params.date_weight if dates else 0.0)
     for i, key in enumerate(order):
         score = merged[key]
-        if i < RERANK_DEPTH:
-            score += PROXIMITY_WEIGHT * proximity(rows[key].body, idf, total)
-        if date_matches(rows[key].date, dates):
-            score += DATE_WEIGHT
+        if i < params.rerank_depth:
+            score += params.proximity_weight * proximity(candidates[key], idf, total)
+        if date_matches(candidates[key].row.date, dates):
+            score += params.date_weight
         merged[key] = score / scale
+    rows = {k: c.row for k, c in candidates.items()}
     return sorted(order, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
 
 
-def _passages(order, rows, merged, keyword, vector, qterms, limit, min_score):
+# --------------------------------------------------------------------------
+# Passages: touching hits in one file become one
+# --------------------------------------------------------------------------
+
+def _passages(order, rows, merged, keyword, vector, params, min_score):
     """Hits in rank order, each line shown once.  A candidate that touches a
-    better hit in the same file (within MERGE_GAP lines, at most
-    MERGE_MAX_LINES together) and scores at least MERGE_MIN_SHARE of it joins
+    better hit in the same file (within merge_gap lines, at most
+    merge_max_lines together) and scores at least merge_min_share of it joins
     it as one passage; otherwise it keeps only its lines no better hit shows
     (or is dropped if none are left in one piece).  All candidates are
     considered before the list is cut, so a hit's lines do not depend on --limit."""
@@ -316,9 +357,9 @@ def _passages(order, rows, merged, keyword, vector, qterms, limit, min_score):
             if hit.path != row.path:
                 continue
             start, end = min(hit.start_line, row.start_line), max(hit.end_line, row.end_line)
-            touching = row.start_line <= hit.end_line + MERGE_GAP + 1 and \
-                row.end_line >= hit.start_line - MERGE_GAP - 1
-            if touching and end - start + 1 <= MERGE_MAX_LINES and score >= MERGE_MIN_SHARE * hit.score:
+            touching = store_mod.ranges_overlap(row.start_line, row.end_line, hit.start_line, hit.end_line,
+                                params.merge_gap + 1)
+            if touching and end - start + 1 <= params.merge_max_lines and score >= params.merge_min_share * hit.score:
                 hits[i] = _merged(hit, row, start, end)
                 placed = True
                 break
@@ -331,9 +372,8 @@ def _passages(order, rows, merged, keyword, vector, qterms, limit, min_score):
             if span != (row.start_line, row.end_line) else row.text
         hits.append(Hit(store_mod.chunk_id(row.path, row.ordinal), row.path, span[0], span[1],
                         row.heading, row.date, round(score, 4), round(keyword.get(key, 0.0), 4),
-                        round(vector.get(key, 0.0), 4), row.body, text))  # body: snippet stand-in
-    # make_snippet uses the stored terms per line, and cuts the text again if a merge grew it
-    return [h._replace(snippet=make_snippet(h.text, qterms, h.snippet)) for h in hits[:limit]]
+                        round(vector.get(key, 0.0), 4), "", text))
+    return hits
 
 
 def _unshown(row, hits):
@@ -380,7 +420,7 @@ def match_spans(text, qterms):
     """Character spans of text whose terms are query terms (for highlighting)."""
     qterms = display_terms(qterms)
     spans = []
-    folded = text.lower() if text.isascii() else _fold(text)
+    folded = text.lower() if text.isascii() else _fold_per_char(text)
     for start, end, cjk in store_mod.term_spans(folded):
         run = folded[start:end]
         if not cjk:
@@ -406,29 +446,23 @@ def match_spans(text, qterms):
     return spans
 
 
-def _fold(text):
-    """Lower-case per character so offsets still line up with the original."""
-    import unicodedata
-    return "".join((unicodedata.normalize("NFKC", c).lower() or c)[:1] for c in text)
+def _fold_per_char(text):
+    """store_mod.fold, one character at a time, so offsets still line up with the original."""
+    return "".join((store_mod.fold(c) or c)[:1] for c in text)
 
 
-def make_snippet(text, qterms, body=None, width=SNIPPET_CHARS):
+def make_snippet(text, qterms, width=SNIPPET_CHARS):
     """The chunk's most relevant line and the one after it, cut to about
-    `width` characters.  body (the stored terms, a line per text line) saves
-    tokenizing the text again."""
+    `width` characters."""
     lines = text.split("\n")
-    terms = body.split("\n") if body is not None else [" ".join(tokenize(l)) for l in lines]
-    if len(terms) != len(lines):  # a piece of one long line
-        terms = [" ".join(tokenize(l)) for l in lines]
     shown = display_terms(qterms)
-    candidates = [i for i, l in enumerate(lines) if l.strip() and not store_mod.is_heading(l)] or \
-        [i for i, l in enumerate(lines) if l.strip()]
+    candidates = store_mod.content_lines(lines)
     if not candidates:
         return ""
+    terms = {i: set(tokenize(lines[i])) for i in candidates}
 
     def rank(i):
-        found = set(terms[i].split())
-        return len(found & shown), len(found & qterms), -i
+        return len(terms[i] & shown), len(terms[i] & qterms), -i
     best = max(candidates, key=rank)
     picked = [lines[best].strip()]
     following = [i for i in candidates if i > best][:1]
@@ -455,61 +489,8 @@ def highlight(text, qterms, colour):
 
 
 # --------------------------------------------------------------------------
-# Output: the one place that prints results, errors and JSON
+# Output: the one place that renders results
 # --------------------------------------------------------------------------
-
-def use_colour(stream=None):
-    stream = stream or sys.stdout
-    return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
-
-
-def pad(text, width):
-    """Left-align text in a column, counting wide (CJK) characters as two."""
-    import unicodedata
-    shown = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-    return text + " " * max(0, width - shown)
-
-
-def print_json(obj):
-    sys.stdout.write(to_json(obj) + "\n")
-
-
-_JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t",
-                 "\b": "\\b", "\f": "\\f"}
-_JSON_ESCAPES.update({chr(i): "\\u%04x" % i for i in range(32) if chr(i) not in _JSON_ESCAPES})
-_JSON_ESCAPES.update({"\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def to_json(obj):
-    """JSON text of plain data (what json.dumps(obj, ensure_ascii=False) gives).
-    Written out because importing the json package costs ~2.5 ms of every
-    agent call's start-up."""
-    if isinstance(obj, str):
-        return '"' + "".join(_JSON_ESCAPES.get(c, c) for c in obj) + '"' \
-            if any(c in _JSON_ESCAPES for c in obj) else '"' + obj + '"'
-    if obj is None:
-        return "null"
-    if obj is True or obj is False:
-        return "true" if obj else "false"
-    if isinstance(obj, (int, float)):
-        if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
-            return "null"
-        return repr(obj)
-    if isinstance(obj, dict):
-        return "{" + ", ".join(to_json(str(k)) + ": " + to_json(v) for k, v in obj.items()) + "}"
-    if isinstance(obj, (list, tuple)):
-        return "[" + ", ".join(to_json(v) for v in obj) + "]"
-    return to_json(str(obj))
-
-
-def report_error(message, code, as_json=False, prog="search"):
-    """One line on stderr (and a JSON error object on stdout with --json)."""
-    message = " ".join(str(message).split())
-    sys.stderr.write("%s: error: %s\n" % (prog, message))
-    if as_json:
-        print_json({"error": message})
-    return code
-
 
 def hit_json(hit):
     return {"id": hit.id, "path": hit.path, "start_line": hit.start_line, "end_line": hit.end_line,
@@ -534,139 +515,28 @@ def print_hits(hits, query, colour):
 # CLI
 # --------------------------------------------------------------------------
 
-# A small option parser instead of argparse: argparse costs ~10 ms per
-# process to import and build, a third of an agent's cold-start budget.
-
-Opt = namedtuple("Opt", "flags dest metavar convert help")
-Opt.__doc__ = "An option: metavar None means a flag (no value)."
-
-
-def _date(value):
-    import datetime
-    import re
-    try:
-        if not re.match(r"^\d{4}-\d{2}-\d{2}$", value):
-            raise ValueError
-        datetime.date(*map(int, value.split("-")))
-    except (ValueError, TypeError):
-        raise UsageError("not a date (YYYY-MM-DD): %r" % value)
-    return value
-
-
-def _positive_int(value):
-    try:
-        n = int(value)
-    except ValueError:
-        raise UsageError("not a whole number: %r" % value)
-    if n < 1:
-        raise UsageError("must be 1 or more: %r" % value)
-    return n
-
-
-def _unit_score(value):
-    try:
-        x = float(value)
-    except ValueError:
-        raise UsageError("not a number: %r" % value)
-    if not 0.0 <= x <= 1.0:
-        raise UsageError("must be between 0 and 1: %r" % value)
-    return x
-
-
-def _choice(*names):
-    def convert(value):
-        if value not in names:
-            raise UsageError("%r is not one of: %s" % (value, ", ".join(names)))
-        return value
-    return convert
-
-
-def _folder(value):
-    if not value.strip():
-        raise UsageError("empty folder name")
-    return value
-
-
-COMMON_OPTS = [
-    Opt(("--dir",), "dir", "DIR", _folder, "memory folder (default: $MEMORY_DIR, else the suite's folder)"),
-    Opt(("--json",), "json", None, None, "print one JSON object"),
-    Opt(("--backend",), "backend", "NAME", _choice("auto", "sqlite", "json"),
-        "index backend: auto (default), sqlite or json"),
-]
+COMMON_OPTS = store_mod.COMMON_OPTS
 SEARCH_OPTS = COMMON_OPTS + [
-    Opt(("--limit", "-n"), "limit", "N", _positive_int, "how many results (default 5)"),
-    Opt(("--min-score",), "min_score", "X", _unit_score, "leave out results scoring below X (0-1)"),
-    Opt(("--since",), "since", "DATE", _date, "only files dated on or after DATE (YYYY-MM-DD)"),
-    Opt(("--until",), "until", "DATE", _date, "only files dated on or before DATE"),
+    Opt(("--limit", "-n"), "limit", "N", store_mod.to_positive_int, "how many results (default 5)"),
+    Opt(("--min-score",), "min_score", "X", store_mod.to_unit_score, "leave out results scoring below X (0-1)"),
+    Opt(("--since",), "since", "DATE", store_mod.to_date, "only files dated on or after DATE (YYYY-MM-DD)"),
+    Opt(("--until",), "until", "DATE", store_mod.to_date, "only files dated on or before DATE"),
     Opt(("--dated-only",), "dated_only", None, None, "leave out undated files such as MEMORY.md"),
     Opt(("--path",), "path", "GLOB", str, "only paths matching GLOB, or under a folder"),
-    Opt(("--mode",), "mode", "MODE", _choice("hybrid", "keyword", "vector"),
+    Opt(("--mode",), "mode", "MODE", store_mod.to_choice(*MODES),
         "hybrid (default), keyword (BM25) or vector (TF-IDF)"),
     Opt(("--related",), "related", None, None,
         "also list memories linked to the top hits by shared entities (see link.sh)"),
 ]
 GET_OPTS = COMMON_OPTS + [
-    Opt(("--from",), "start", "N", _positive_int, "first line (1-based)"),
-    Opt(("--lines",), "lines", "M", _positive_int, "how many lines (default: the cited range, else up to 200)"),
+    Opt(("--from",), "start", "N", store_mod.to_positive_int, "first line (1-based)"),
+    Opt(("--lines",), "lines", "M", store_mod.to_positive_int,
+        "how many lines (default: the cited range, else up to 200)"),
     Opt(("--plain",), "plain", None, None, "print the lines without line numbers"),
 ]
 REINDEX_OPTS = COMMON_OPTS + [
     Opt(("--check",), "check", None, None, "only report what is stale; change nothing"),
 ]
-
-
-class Args(dict):
-    """Parsed options; read them as attributes."""
-    __getattr__ = dict.get
-
-
-def parse_args(argv, opts, words_name="words"):
-    """Options and positional words.  '--' ends options; --opt=value works."""
-    by_flag = {f: o for o in opts for f in o.flags}
-    args = Args({o.dest: (False if o.metavar is None else None) for o in opts})
-    args[words_name] = words = []
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        i += 1
-        if arg == "--":
-            words.extend(argv[i:])
-            break
-        if not arg.startswith("-") or arg == "-":
-            words.append(arg)
-            continue
-        if arg in ("-h", "--help"):
-            args["help"] = True
-            continue
-        flag, eq, inline = arg.partition("=")
-        opt = by_flag.get(flag)
-        if opt is None:
-            raise UsageError("unknown option %s" % flag)
-        if opt.metavar is None:
-            if eq:
-                raise UsageError("%s takes no value" % flag)
-            args[opt.dest] = True
-            continue
-        if not eq:
-            if i >= len(argv):
-                raise UsageError("%s needs a value (%s)" % (flag, opt.metavar))
-            inline = argv[i]
-            i += 1
-        try:
-            args[opt.dest] = opt.convert(inline)
-        except UsageError as exc:
-            raise UsageError("%s: %s" % (flag, exc))
-    return args
-
-
-def format_help(usage, description, opts, epilog=""):
-    lines = ["usage: " + usage, "", description, "", "options:"]
-    for o in opts:
-        left = ", ".join(o.flags) + ("" if o.metavar is None else " " + o.metavar)
-        lines.append("  %-22s %s" % (left, o.help))
-    lines.append("  %-22s %s" % ("-h, --help", "show this help"))
-    return "\n".join(lines) + ("\n\n" + epilog if epilog else "") + "\n"
-
 
 SEARCH_HELP = """subcommands:
   search.sh get PATH [--from N] [--lines M]  print lines of a memory file; PATH may be
@@ -686,68 +556,31 @@ environment: MEMORY_DIR (memory folder), MEMORY_BACKEND (auto|sqlite|json),
 MEMORY_INDEX_DIR (index location), NO_COLOR (no colour)."""
 
 
-def open_store(args):
-    backend = args.backend or os.environ.get("MEMORY_BACKEND")
-    if backend and backend.lower() not in ("auto", "sqlite", "json"):
-        raise UsageError("MEMORY_BACKEND=%r is not one of: auto, sqlite, json" % backend)
-    return store_mod.MemoryStore(args.dir, backend=backend)
-
-
-def sync_quietly(store, prog="search"):
-    """Sync before reading; if the index cannot be written, read it as it is."""
-    try:
-        store.sync()
-        return False
-    except StoreError as exc:
-        sys.stderr.write("%s: warning: %s; results may be stale\n" % (prog, exc))
-        return True
-
-
 def cmd_search(args):
     query = " ".join(args.words)
     if not query.strip():
         raise UsageError("empty query (try: search.sh \"what to find\")")
     if args.since and args.until and args.since > args.until:
         raise UsageError("--since %s is after --until %s" % (args.since, args.until))
-    store = open_store(args)
-    try:
+    with store_mod.cli_store(args) as store:
         filters = Filters(args.since, args.until, args.path, args.dated_only)
-
-        def run():
-            return search(store, query, args.limit or DEFAULT_LIMIT, args.mode or "hybrid",
-                          args.min_score or 0.0, filters)
-        if store.chunk_count() < BACKGROUND_SCAN_CHUNKS:
-            stale = sync_quietly(store)  # a small folder: a stat pass takes a millisecond
-            hits = run()
-        else:
-            # Search the index as it is while the folder is checked for changes
-            # in a thread; search again only if something changed (rarely).
-            scan = store.start_scan()
-            hits = run()
-            stale = False
-            try:
-                if scan.finish():
-                    hits = run()
-            except StoreError as exc:
-                sys.stderr.write("search: warning: %s; results may be stale\n" % exc)
-                stale = True
+        hits = search(store, query, args.limit or DEFAULT_LIMIT, args.mode or "hybrid",
+                      args.min_score or 0.0, filters, sync=True)
         related = linked_memories(store, hits) if args.related else None
         if not hits and not store.chunk_count():
             sys.stderr.write("search: note: nothing is indexed in %s; point --dir or MEMORY_DIR at "
                              "the folder that holds your notes\n" % store.root)
         if args.json:
-            doc = {"query": query, "backend": store.backend.name, "stale": stale,
+            doc = {"query": query, "backend": store.backend_name, "stale": store.stale,
                    "results": [hit_json(h) for h in hits]}
             if related is not None:
                 import memory_linker
                 doc["related"] = [memory_linker.related_json(r, related_to=via) for r, via in related]
             print_json(doc)
         else:
-            print_hits(hits, query, use_colour())
+            print_hits(hits, query, store_mod.use_colour())
             if related:
                 print_related(related)
-    finally:
-        store.close()
     return 0
 
 
@@ -809,35 +642,22 @@ def cmd_get(args):
 
 def chunk_lines(args, path, ordinal):
     """The line range of chunk 'path#ordinal' in the current index."""
-    store = open_store(args)
-    try:
+    with store_mod.cli_store(args) as store:
         store_mod.safe_join(store.root, path)
-        sync_quietly(store)
-        keys = store.chunk_keys(path.replace("\\", "/"), ordinal)
-        if not keys:
+        store.refresh()
+        chunks = [c for c in store.chunks_of(path.replace("\\", "/")) if c.ordinal == ordinal]
+        if not chunks:
             raise StoreError("no chunk %s#%d (ids change when a file changes; search again)"
                              % (path, ordinal))
-        row = store.fetch(keys)[keys[0]]
-        return row.start_line, row.end_line
-    finally:
-        store.close()
-
-
-def no_words(args):
-    if args.words:
-        raise UsageError("unexpected argument %r (to search for words that start with a command's "
-                         "name, put -- before them: search.sh -- status report)" % args.words[0])
+        return chunks[0].start_line, chunks[0].end_line
 
 
 def cmd_status(args):
-    no_words(args)
-    store = open_store(args)
-    try:
-        stale = sync_quietly(store)
+    store_mod.no_words(args)
+    with store_mod.cli_store(args) as store:
+        store.refresh()
         info = store.status()
-        info["stale"] = stale or bool(info["stale_files"])
-    finally:
-        store.close()
+        info["stale"] = store.stale or bool(info["stale_files"])
     if args.json:
         print_json(info)
         return 0
@@ -846,7 +666,7 @@ def cmd_status(args):
         backend += " (fallback: %s)" % info["fallback_reason"]
     rows = [("memory folder", info["memory_dir"]), ("backend", backend),
             ("FTS5 available", "yes" if info["fts5"] else "no"), ("index", info["index_path"]),
-            ("index size", _human_bytes(info["index_bytes"])), ("files", info["files"]),
+            ("index size", store_mod.human_bytes(info["index_bytes"])), ("files", info["files"]),
             ("chunks", info["chunks"]), ("last sync", info["last_sync"] or "never"),
             ("stale files", ", ".join(info["stale_files"]) or "none"),
             ("problem files", "none" if not info["problem_files"] else "")]
@@ -857,27 +677,15 @@ def cmd_status(args):
     return 0
 
 
-def _human_bytes(n):
-    if n < 1024:
-        return "%d B" % n
-    for unit in ("KiB", "MiB", "GiB"):
-        n /= 1024.0
-        if n < 1024 or unit == "GiB":
-            return "%.1f %s" % (n, unit)
-
-
 def problems_json(problems):
     return [{"path": p, "issue": i} for p, i in problems]
 
 
 def cmd_sync(args):
-    no_words(args)
-    store = open_store(args)
-    try:
+    store_mod.no_words(args)
+    with store_mod.cli_store(args) as store:
         report = store.sync()
         count = store.chunk_count()
-    finally:
-        store.close()
     if args.json:
         print_json({"added": report.added, "updated": report.updated, "removed": report.removed,
                     "unchanged": len(report.unchanged), "chunks": count,
@@ -892,11 +700,10 @@ def cmd_sync(args):
 
 
 def cmd_reindex(args):
-    no_words(args)
-    store = open_store(args)
-    try:
+    store_mod.no_words(args)
+    with store_mod.cli_store(args) as store:
         if args.check:
-            changed, removed = store.stale()
+            changed, removed, _ = store.stale_files()
             if args.json:
                 print_json({"stale": bool(changed or removed), "changed": changed, "removed": removed})
             elif changed or removed:
@@ -909,8 +716,6 @@ def cmd_reindex(args):
             return 0
         report, backup = store.rebuild()
         count = store.chunk_count()
-    finally:
-        store.close()
     if args.json:
         print_json({"files": len(report.added), "chunks": count, "backup": backup,
                     "problems": problems_json(report.problems)})
@@ -920,70 +725,24 @@ def cmd_reindex(args):
     return 0
 
 
-# name -> (options, usage, description, handler)
 COMMANDS = {
-    None: (SEARCH_OPTS, "search.sh [options] QUERY...",
-           "Search the Markdown memory folder (hybrid BM25 + TF-IDF), with citations.", cmd_search),
-    "get": (GET_OPTS, "search.sh get PATH [--from N] [--lines M] [--json]",
-            "Print lines of a memory file (never outside the memory folder).", cmd_get),
-    "status": (COMMON_OPTS, "search.sh status [--json]", "Show the index's state.", cmd_status),
-    "sync": (COMMON_OPTS, "search.sh sync [--json]", "Bring the index up to date.", cmd_sync),
-    "reindex": (REINDEX_OPTS, "reindex.sh [--check] [--json] [--dir DIR] [--backend NAME]",
-                "Back up the index (the last 3 are kept) and rebuild it from the Markdown. "
-                "--check changes nothing and exits 0 either way; with --json it says "
-                "\"stale\": true or false.", cmd_reindex),
+    None: Command(SEARCH_OPTS, "search.sh [options] QUERY...",
+                  "Search the Markdown memory folder (hybrid BM25 + TF-IDF), with citations.", cmd_search),
+    "get": Command(GET_OPTS, "search.sh get PATH [--from N] [--lines M] [--json]",
+                   "Print lines of a memory file (never outside the memory folder).", cmd_get),
+    "status": Command(COMMON_OPTS, "search.sh status [--json]", "Show the index's state.", cmd_status),
+    "sync": Command(COMMON_OPTS, "search.sh sync [--json]", "Bring the index up to date.", cmd_sync),
+    "reindex": Command(REINDEX_OPTS, "reindex.sh [--check] [--json] [--dir DIR] [--backend NAME]",
+                       "Back up the index (the last 3 are kept) and rebuild it from the Markdown. "
+                       "--check changes nothing and exits 0 either way; with --json it says "
+                       "\"stale\": true or false.", cmd_reindex),
 }
-
-
-def split_subcommand(argv, commands):
-    """(subcommand or None, the other arguments).  The first word that is not
-    an option (or an option's value) picks the subcommand; after '--' all is query."""
-    takes_value = {f for opts, _, _, _ in commands.values() for o in opts if o.metavar for f in o.flags}
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--":
-            break
-        if arg.startswith("-"):
-            i += 2 if arg in takes_value else 1
-            continue
-        if arg in commands:
-            return arg, argv[:i] + argv[i + 1:]
-        break
-    return None, argv
-
-
-def run_cli(argv, commands, prog, main_help=""):
-    """Shared CLI driver (memory_linker uses it too): parse, run, map errors to exit codes."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    for stream in (sys.stdout, sys.stderr):  # odd bytes in a query or a file never crash output
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="replace")
-    as_json = "--json" in argv[:argv.index("--")] if "--" in argv else "--json" in argv
-    try:
-        name, rest = split_subcommand(argv, commands)
-        opts, usage, description, handler = commands[name]
-        args = parse_args(rest, opts)
-        if args.help:
-            sys.stdout.write(format_help(usage, description, opts, main_help if name is None else ""))
-            return 0
-        return handler(args)
-    except UsageError as exc:
-        return report_error("%s; see --help" % exc, 2, as_json, prog)
-    except StoreError as exc:
-        return report_error(exc, 1, as_json, prog)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 0
-    except Exception as exc:  # never a traceback for a user; say what broke
-        return report_error("unexpected %s: %s" % (type(exc).__name__, exc), 1, as_json, prog)
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     prog = "reindex" if argv[:1] == ["reindex"] else "search"
-    return run_cli(argv, COMMANDS, prog, SEARCH_HELP)
+    return store_mod.run_cli(argv, COMMANDS, prog, SEARCH_HELP)
 
 
 if __name__ == "__main__":

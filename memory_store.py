@@ -1,17 +1,22 @@
 """Where memories are kept: files, chunks, the one tokenizer, and the index.
 
-The Markdown files are the source of truth; everything here can be rebuilt
-from them and nothing here ever writes to them.  Sections, top to bottom:
+The Markdown files are the source of truth; the index can always be rebuilt
+from them, and nothing here writes to them except `append_memory` (the
+`add` command).  Sections, top to bottom:
 
-  analysis   the one tokenizer (index and queries), Porter stemmer, and the
-             vector-channel features derived from its terms
-  sources    the memory folder, which files count, reading them safely
-  chunking   heading-aware, bounded, overlapping chunks with exact line ranges
-  backends   SQLite + FTS5 (default) and JSON (fallback), same interface
-  MemoryStore  picks the backend, syncs incrementally, recovers from damage
+  parameters    Params: every tunable number, in one record
+  analysis      the one tokenizer (index and queries), Porter stemmer, the
+                vector-channel features, and the one BM25 formula
+  sources       the memory folder, which files count, reading them safely
+  chunking      heading-aware, bounded, overlapping chunks with exact lines
+  records       what the index stores and returns (named records)
+  backends      SQLite + FTS5 (default) and JSON files (fallback), one
+                contract (see "The backend contract" below)
+  MemoryStore   picks the backend, keeps it fresh, recovers from damage
+  writing       appending a memory to a Markdown file, safely
+  command line  option parsing, JSON output and errors shared by the CLIs
 
-It knows nothing about ranking beyond the raw channel scores
-(memory_search.py merges them).
+It knows nothing about ranking beyond BM25 itself (memory_search.py ranks).
 """
 import math
 import os
@@ -21,23 +26,107 @@ import time
 import unicodedata
 from collections import Counter, namedtuple
 
+__all__ = [
+    "Params", "DEFAULT_PARAMS", "StoreError", "UsageError",
+    "tokenize", "index_terms", "stem", "is_cjk", "term_spans", "fold", "term_grams",
+    "bm25_idf", "bm25_weight", "log_tf",
+    "resolve_memory_dir", "discover", "read_memory_lines", "safe_join", "split_lines",
+    "mask_private", "file_date", "parse_reference", "is_heading", "chunk_markdown",
+    "chunk_id", "Chunk", "StoredChunk", "SyncReport", "Filters", "MemoryStore",
+]
+
+# --------------------------------------------------------------------------
+# Parameters: every tunable number in one record.  Tests and the benchmark
+# pass their own Params instead of patching module globals.  The fields in
+# INDEX_PARAMS shape what is stored; the index records them (with the
+# tokenizer's version) and is rebuilt, with a message, when they change.
+# --------------------------------------------------------------------------
+
+_PARAM_DEFAULTS = [
+    # chunking (stored in the index)
+    ("chunk_lines", 6),          # a chunk holds at most this many lines...
+    ("chunk_overlap", 2),        # ...overlapping the previous one by this many...
+    ("chunk_chars", 1000),       # ...and at most this many characters
+    ("heading_weight", 1.0),     # BM25 weight of the heading trail (the body's is 1.0)
+    # ranking (memory_search); chosen by measurement, see bench/ and the README
+    ("weight_keyword", 0.7),     # hybrid = w * keyword + (1 - w) * vector
+    ("keyword_scale", 1.5),      # keyword score = 1 - exp(-scale * bm25 / sum of idf)
+    ("gram_weight", 0.3),        # weight of character trigrams in the vector channel
+    ("candidate_pool", 50),      # BM25 candidates the other channels re-score
+    ("rerank_depth", 20),        # the best hits get the proximity bonus...
+    ("proximity_weight", 0.15),  # ...worth this much (scores renormalised to [0, 1])
+    ("date_weight", 0.1),        # bonus for a file dated on a day the query names
+    ("merge_gap", 0),            # hits this close (0: touching) become one passage...
+    ("merge_max_lines", 10),     # ...of at most this many lines...
+    ("merge_min_share", 0.8),    # ...when the later hit scores this share of the first
+    ("max_query_terms", 64),     # the rarest terms of a very long query
+    ("probe_postings", 5000),    # FTS5 is asked for the rarest terms, up to this many postings
+    ("fuzzy_prefix", 4),         # an unknown word also asks for words starting with 4 letters
+    ("background_scan_chunks", 20000),  # above this, check the folder beside the query
+    # linker
+    ("common_entity_share", 0.2),  # entities in more chunks than this say little
+    ("same_day_weight", 0.25),     # bonus for a related memory of the same day or file
+]
+Params = namedtuple("Params", [name for name, _ in _PARAM_DEFAULTS])
+Params.__new__.__defaults__ = tuple(value for _, value in _PARAM_DEFAULTS)
+Params.__doc__ = "Tunable numbers (see _PARAM_DEFAULTS for what each means)."
+DEFAULT_PARAMS = Params()
+INDEX_PARAMS = ("chunk_lines", "chunk_overlap", "chunk_chars", "heading_weight")
+# Bump when tokenize() or index_terms() change what they return for some text:
+# the index's keyword rows are deleted by re-deriving their terms, so an index
+# must never outlive the tokenizer that built it (tests/test_tokenizer.py
+# pins the output for a probe text).
+TOKENIZER_VERSION = 4
+
+
+def index_settings(params):
+    """What an index built with these parameters depends on, as one string."""
+    parts = ["tokenizer=%d" % TOKENIZER_VERSION]
+    parts += ["%s=%r" % (name, getattr(params, name)) for name in INDEX_PARAMS]
+    return " ".join(parts)
+
+
+def settings_change(old, new):
+    """A short description of what differs between two index_settings strings."""
+    before = dict(p.split("=", 1) for p in (old or "").split() if "=" in p)
+    after = dict(p.split("=", 1) for p in new.split() if "=" in p)
+    changed = ["%s %s -> %s" % (k, before.get(k, "?"), after[k]) for k in after if before.get(k) != after[k]]
+    return ", ".join(changed) or "settings changed"
+
+
+# --------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------
+
+class StoreError(Exception):
+    """A problem a user can act on; the message is one line, no traceback."""
+
+
+class UsageError(Exception):
+    """Bad arguments or input from the caller (exit code 2 on the command line)."""
+
+
+class IndexDamaged(Exception):
+    """The index file is unreadable or not ours.  Raised only where damage is
+    checked (opening the index, or SQLite reporting a corrupt file); the store
+    then moves the index aside and rebuilds it.  Any other exception is a bug
+    and is raised as it is, with the index left alone."""
+
+
 # --------------------------------------------------------------------------
 # Analysis: the one tokenizer used for indexing and for queries.
 # --------------------------------------------------------------------------
 
-# Han ideographs (incl. extension A, compatibility, and the supplementary
-# planes), kana and hangul are "CJK": written without spaces, so they are cut
-# into overlapping character bigrams instead of words.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f"
-_CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF),
-               (0xF900, 0xFAFF), (0x20000, 0x3134F))
 # Runs of letters and digits, joined by connectors inside codes (KX-4471).
-# CJK characters count as letters here and are split out afterwards: a regex
-# class of the CJK ranges costs milliseconds to compile, so it is built only
-# for text that is not ASCII (every process pays the compile; see tokenize).
+# CJK characters count as letters here and are split out afterwards.
 _RUN_RE = re.compile(r"[^\W_]+(?:[-_.:/@+][^\W_]+)*")
 _CONNECTORS = re.compile(r"[-_.:/@+]")
-_cjk_split = None  # re.compile("([CJK]+)").split, made on first use
+# CJK stretches found in UTF-8 bytes: a str class of the CJK ranges costs
+# ~2 ms to compile (every process would pay it), this one ~0.2 ms.  CJK is
+# U+3040-U+D7FF (kana, Han, Yi, Hangul...), U+F900-U+FAFF and U+20000-U+33FFF.
+_CJK_BYTES = re.compile(rb"((?:\xe3[\x81-\xbf][\x80-\xbf]|[\xe4-\xed][\x80-\xbf][\x80-\xbf]"
+                        rb"|\xef[\xa4-\xab][\x80-\xbf]|\xf0[\xa0-\xb3][\x80-\xbf][\x80-\xbf])+)")
+CJK_CLASS = "\u3040-\ud7ff\uf900-\ufaff\U00020000-\U00033fff"  # the same, for str patterns
 
 # Common English words that carry no meaning for search; dropping them keeps
 # postings short and lets BM25 weigh the words that matter.
@@ -57,53 +146,86 @@ yours yourself yourselves s t d ll m re ve just also
 """.split())
 
 
+def fold(text):
+    """Text as the tokenizer reads it: NFKC (full-width ＳＤＫ -> SDK), lower case."""
+    if text.isascii():
+        return text.lower()
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def analyse(text):
+    """The first stage of the tokenizer: text as space-separated units,
+    Latin words as their terms (case-folded, stop words dropped, Porter
+    stems; a code such as KX-4471 whole and in parts) and each CJK run as
+    it is.  The index stores these units beside each line, so a query never
+    stems a candidate's words again; expand() makes the terms."""
+    folded = fold(text)
+    if folded.isascii():
+        return " ".join([t for w in _RUN_RE.findall(folded) for t in _cached_word_terms(w)])
+    units = []
+    for i, part in enumerate(_split_cjk(folded)):
+        if i % 2:
+            units.append(part)
+        elif part:
+            for w in _RUN_RE.findall(part):
+                units.extend(_cached_word_terms(w))
+    return " ".join(units)
+
+
+def expand(units, unigrams=True):
+    """The second stage: terms from analysed units.  A CJK run becomes its
+    character bigrams plus (with unigrams) its characters; a one-character
+    run is its own term (十三香 -> 十三 三香 十 三 香)."""
+    if units.isascii():
+        return units.split()
+    out = []
+    for unit in units.split():
+        if _is_cjk_char(unit[0]):
+            out.extend(_cjk_terms(unit, unigrams))
+        else:
+            out.append(unit)
+    return out
+
+
 def tokenize(text):
-    """Split text into index terms, the same way for documents and queries.
+    """Split text into the terms that score it, the same way for documents
+    and queries (analyse, then expand).
 
     - Latin words are case-folded, stop words dropped, the rest Porter-stemmed
       (so "configure" and "configuration" meet).
     - Codes joined by - _ . : / @ + (KX-4471, 2026-03-15, config.toml) are kept
       whole, and their parts are added too, so "4471" still finds "KX-4471".
-    - CJK runs become character bigrams plus unigrams; a one-character run is
-      its own token (十三香 -> 十三 三香 十 三 香).
+    - CJK runs become character bigrams plus unigrams.
     """
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
-    out = []
-    for run in _RUN_RE.findall(text.lower()):
-        if run.isascii():
-            out.extend(_cached_word_terms(run))
-        else:
-            _add_mixed_run(run, out)
-    return out
+    return expand(analyse(text))
+
+
+def index_terms(text):
+    """The terms the keyword index stores for text: tokenize() without the
+    unigrams of CJK runs, but for each run's last character.  Unigrams are
+    half of a Chinese index and never find a passage worth showing on their
+    own; ranking still scores them."""
+    return expand(analyse(text), False)
 
 
 def _split_cjk(run):
-    """[other, cjk, other, cjk, ...]: a run cut at its CJK stretches.  Short
-    runs (queries) are cut character by character; long ones (documents) by a
-    regex compiled on first use (compiling it costs ~2 ms)."""
-    global _cjk_split
-    if len(run) < 64:
-        out = [""]
-        for c in run:
-            if _is_cjk_char(c) == (len(out) % 2 == 0):  # same kind as the last stretch
-                out[-1] += c
-            else:
-                out.append(c)
-        return out
-    if _cjk_split is None:
-        _cjk_split = re.compile("([" + _CJK + "]+)").split
-    return _cjk_split(run)
+    """[other, cjk, other, cjk, ..., other]: a run cut at its CJK stretches."""
+    return [part.decode("utf-8", "surrogatepass")
+            for part in _CJK_BYTES.split(run.encode("utf-8", "surrogatepass"))]
 
 
 def _is_cjk_char(c):
-    o = ord(c)
-    return any(lo <= o <= hi for lo, hi in _CJK_RANGES)
+    return "\u3040" <= c <= "\ud7ff" or "\uf900" <= c <= "\ufaff" or "\U00020000" <= c <= "\U00033fff"
+
+
+def is_cjk(text):
+    """Whether text is made of CJK characters only (the tokenizer's CJK runs)."""
+    return bool(text) and all(_is_cjk_char(c) for c in text)
 
 
 def term_spans(text):
     """(start, end, is_cjk) of every word and CJK stretch in text, as tokenize
-    sees them (text already lower-cased); used to highlight matches."""
+    sees them (text already folded); used to highlight matches."""
     for m in _RUN_RE.finditer(text):
         run, pos = m.group(), m.start()
         if run.isascii():
@@ -118,14 +240,18 @@ def term_spans(text):
             pos += len(part)
 
 
-def _add_mixed_run(run, out):
-    """A run holding non-ASCII letters: CJK stretches become bigrams, the rest words."""
-    for i, part in enumerate(_split_cjk(run)):
-        if i % 2:
-            out.extend(_cjk_terms(part))
-        elif part:
-            for word in _RUN_RE.findall(part):
-                out.extend(_cached_word_terms(word))
+def _cjk_terms(run, unigrams=True):
+    """Bigrams and unigrams of a CJK run; for the index (unigrams False) the
+    bigrams and the last character, so that every character starts a term
+    (a query for one character asks for the terms starting with it)."""
+    if len(run) == 1:
+        return [run]
+    bigrams = list(map(_concat, run, run[1:]))
+    return bigrams + (list(run) if unigrams else [run[-1]])
+
+
+def _concat(a, b):
+    return a + b
 
 
 def _memo(cache, key, compute, limit=300000):
@@ -138,26 +264,11 @@ def _memo(cache, key, compute, limit=300000):
     return value
 
 
-def _cached_word_terms(word):
-    return _memo(_WORD_CACHE, word, _word_terms)
-
-
 _WORD_CACHE = {}  # word -> its terms; words repeat, and stemming is the slow part
 
 
-def is_cjk(text):
-    """Whether text is made of CJK characters only (the tokenizer's CJK runs)."""
-    return bool(text) and all(_is_cjk_char(c) for c in text)
-
-
-def _cjk_terms(run):
-    if len(run) == 1:
-        return [run]
-    return list(map(_concat, run, run[1:])) + list(run)  # bigrams, then unigrams
-
-
-def _concat(a, b):
-    return a + b
+def _cached_word_terms(word):
+    return _memo(_WORD_CACHE, word, _word_terms)
 
 
 def _word_terms(word):
@@ -294,15 +405,12 @@ def _step5(w):
     return w
 
 
-# --- vector-channel features --------------------------------------------
+# --- vector-channel features ----------------------------------------------
 # The TF-IDF channel sees each term (log tf) plus, for Latin words, the
 # character trigrams they contain ("#con", "#onf", ...; present or not) at a
 # lower weight, so it also matches typos, compounds and word forms the
 # stemmer misses ("roadtrip" vs "road trip", "Feedley" vs "Feedly").  BM25
 # sees whole terms only; that difference is what the hybrid is for.
-
-GRAM_WEIGHT = 0.3
-
 
 def term_grams(term):
     """Character trigrams of a Latin word term (with ^/$ boundary marks)."""
@@ -319,22 +427,16 @@ def cached_grams(term):
     return _memo(_GRAM_CACHE, term, term_grams)
 
 
-def vector_features(terms):
-    """(term counts, set of trigrams): the vector channel's view of some terms."""
-    counts = Counter(terms)
-    grams = set()
-    cache = _GRAM_CACHE
-    for term in counts:  # inlined cached_grams: this loop is hot while indexing
-        found = cache.get(term)
-        if found is None:
-            found = cached_grams(term)
-        if found:
-            grams.update(found)
-    return counts, grams
+def features(terms):
+    """The distinct features of some terms: the terms and their trigrams.
+    Document frequencies count these."""
+    found = set(terms)
+    for term in list(found):
+        found.update(cached_grams(term))
+    return found
 
 
 _LOG_TF = [0.0] + [1.0 + math.log(n) for n in range(1, 64)]
-_LOG_TF_SQUARED = [w * w for w in _LOG_TF]
 
 
 def log_tf(n):
@@ -342,19 +444,20 @@ def log_tf(n):
     return _LOG_TF[n] if n < 64 else 1.0 + math.log(n)
 
 
-def vector_norm(counts, grams):
-    """Euclidean length of a chunk's vector: log-tf terms, trigrams at GRAM_WEIGHT."""
-    squares = _LOG_TF_SQUARED
-    total = sum(squares[n] if n < 64 else log_tf(n) ** 2 for n in counts.values())
-    return math.sqrt(total + GRAM_WEIGHT * GRAM_WEIGHT * len(grams)) or 1.0
+# --- BM25: the one formula (FTS5's), used by both backends and the ranking -
+
+BM25_K1, BM25_B = 1.2, 0.75  # FTS5's built-in constants
 
 
-# --------------------------------------------------------------------------
-# Errors
-# --------------------------------------------------------------------------
+def bm25_idf(n_docs, df):
+    """FTS5's BM25 idf, never below a tiny positive floor."""
+    idf = math.log((n_docs - df + 0.5) / (df + 0.5))
+    return idf if idf > 0 else 1e-6
 
-class StoreError(Exception):
-    """A problem a user can act on; the message is one line, no traceback."""
+
+def bm25_weight(tf, idf, length, avg_length):
+    """One term's BM25 contribution to a document of `length` terms."""
+    return idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / avg_length))
 
 
 # --------------------------------------------------------------------------
@@ -365,7 +468,7 @@ SUITE_DIR = os.path.dirname(os.path.abspath(__file__))
 INDEX_DIRNAME = ".memory"
 # The suite's own files, skipped when the scripts sit inside the memory folder.
 SUITE_SKIP = frozenset(["README.md", "SKILL.md", "CHANGELOG.md", "LICENSE.md",
-                        "tests", "examples", "bench", "docs"])
+                        "tests", "examples", "bench", "docs", "data"])
 DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _PRIVATE = re.compile(r"<\s*private(?:\s[^>]*)?>.*?(?:<\s*/\s*private\s*>|\Z)", re.S | re.I)
@@ -501,13 +604,19 @@ def _encodable(name):
         return False
 
 
-def read_memory_lines(root, rel):
-    """All lines of a memory file named by a path inside root (private blocks
-    masked).  Only what the index would read: no hidden or non-Markdown files."""
+def check_memory_path(root, rel):
+    """The absolute path of a memory file named by a path inside root, or
+    StoreError: only what the index would read (no hidden or non-Markdown
+    files, nothing outside root)."""
     parts = rel.replace("\\", "/").split("/")
     if any(p.startswith(".") and p not in (".", "..") for p in parts) or not rel.lower().endswith(".md"):
         raise StoreError("not a memory file (a .md file outside hidden folders): %s" % rel)
-    full = safe_join(root, rel)
+    return safe_join(root, rel)
+
+
+def read_memory_lines(root, rel):
+    """All lines of a memory file named by a path inside root (private blocks masked)."""
+    full = check_memory_path(root, rel)
     if not os.path.isfile(full):
         raise StoreError("no such file in the memory folder: %s" % rel)
     text, issue = read_source(full)
@@ -536,13 +645,10 @@ def safe_join(root, rel):
 # Chunking
 # --------------------------------------------------------------------------
 
-CHUNK_MAX_LINES = 6
-CHUNK_OVERLAP = 2
-CHUNK_MAX_CHARS = 1000
-
-Chunk = namedtuple("Chunk", "path ordinal start_line end_line heading text hash")
-Chunk.__doc__ = ("A bounded piece of one file. Lines are 1-based and inclusive; heading is "
-                 "the trail of enclosing headings joined by ' > '; hash identifies its text.")
+Chunk = namedtuple("Chunk", "path ordinal start_line end_line piece heading text hash")
+Chunk.__doc__ = ("A bounded piece of one file. Lines are 1-based and inclusive; piece is 0, or "
+                 "k >= 1 for the k-th slice of a line too long for one chunk; heading is the "
+                 "trail of enclosing headings joined by ' > '; hash identifies its text.")
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -579,24 +685,37 @@ def is_heading(line):
     return _HEADING.match(line) is not None
 
 
-def chunk_markdown(path, text, max_lines=None, overlap=None, max_chars=None):
+def ranges_overlap(a_start, a_end, b_start, b_end, gap=0):
+    """Whether two line ranges overlap, or lie within gap lines of each other."""
+    return a_start <= b_end + gap and b_start <= a_end + gap
+
+
+def content_lines(lines):
+    """Indexes of the lines worth showing: not blank, not headings (if any
+    such line exists; else the non-blank ones)."""
+    shown = [i for i, l in enumerate(lines) if l.strip() and not is_heading(l)]
+    return shown or [i for i, l in enumerate(lines) if l.strip()]
+
+
+def chunk_markdown(path, text, params=DEFAULT_PARAMS):
     """Cut one file's text into chunks.
 
     A heading starts a new chunk (a heading with nothing under it stays with
     the section that follows); a long section becomes windows of at most
-    max_lines lines / max_chars characters that overlap by `overlap` lines;
-    a single line longer than max_chars is cut into pieces that share its
-    line number.  Blank lines never start or end a chunk.
+    chunk_lines lines / chunk_chars characters that overlap by chunk_overlap
+    lines; a single line longer than chunk_chars is cut into pieces that
+    share its line number.  Blank lines never start or end a chunk.
     """
-    max_lines = max_lines or CHUNK_MAX_LINES
-    overlap = CHUNK_OVERLAP if overlap is None else overlap
-    max_chars = max_chars or CHUNK_MAX_CHARS
-    lines = split_lines(mask_private(text))
+    return chunk_split_lines(path, split_lines(mask_private(text)), params)
+
+
+def chunk_split_lines(path, lines, params=DEFAULT_PARAMS):
+    """chunk_markdown for lines already split and masked."""
     chunks = []
     for start, end, trail in _sections(lines):
-        for s, e, piece in _windows(lines, start, end, max_lines, overlap, max_chars):
-            chunks.append(Chunk(path, len(chunks), s + 1, e, " > ".join(trail), piece,
-                                content_hash(piece)[:16]))
+        for s, e, piece, text in _windows(lines, start, end, params):
+            chunks.append(Chunk(path, len(chunks), s + 1, e, piece, " > ".join(trail), text,
+                                content_hash(text)[:16]))
     return chunks
 
 
@@ -633,8 +752,9 @@ def _sections(lines):
     return sections
 
 
-def _windows(lines, start, end, max_lines, overlap, max_chars):
-    """Bounded, overlapping windows of lines[start:end]: (s, e_exclusive, text)."""
+def _windows(lines, start, end, params):
+    """Bounded, overlapping windows of lines[start:end]: (s, e_exclusive, piece, text)."""
+    max_lines, overlap, max_chars = params.chunk_lines, params.chunk_overlap, params.chunk_chars
     while start < end and not lines[start].strip():
         start += 1
     while end > start and not lines[end - 1].strip():
@@ -642,9 +762,8 @@ def _windows(lines, start, end, max_lines, overlap, max_chars):
     i = start
     while i < end:
         if len(lines[i]) > max_chars:  # one huge line: cut it, same line number
-            line = lines[i]
-            for k in range(0, len(line), max_chars):
-                yield i, i + 1, line[k:k + max_chars]
+            for k, piece in enumerate(line_pieces(lines[i], max_chars), 1):
+                yield i, i + 1, k, piece
             i = _next_content(lines, i + 1, end)
             continue
         j, size = i, 0
@@ -655,13 +774,18 @@ def _windows(lines, start, end, max_lines, overlap, max_chars):
         e = j
         while e > i + 1 and not lines[e - 1].strip():
             e -= 1
-        yield i, e, "\n".join(lines[i:e])
+        yield i, e, 0, "\n".join(lines[i:e])
         if j >= end:
             break
         if len(lines[j]) > max_chars:
             i = j
         else:  # overlap, but never more than half the window
             i = _next_content(lines, max(i + 1, j - min(overlap, (j - i) // 2)), end)
+
+
+def line_pieces(line, max_chars):
+    """A line too long for one chunk, cut into pieces of max_chars."""
+    return [line[k:k + max_chars] for k in range(0, len(line), max_chars)]
 
 
 def _next_content(lines, i, end):
@@ -671,79 +795,25 @@ def _next_content(lines, i, end):
 
 
 # --------------------------------------------------------------------------
-# Index records shared by both backends
+# Records: what the index stores and returns
 # --------------------------------------------------------------------------
 
-SCHEMA_VERSION = 7
-FTS_TOKENCHARS = "-_.:/@+"  # connectors the tokenizer keeps inside codes
-HEADING_WEIGHT = 1.0        # BM25 weight of the heading column (body is 1.0)
-BUSY_TIMEOUT_MS = 10000
-
-ChunkRow = namedtuple("ChunkRow", "key path ordinal start_line end_line heading date text body head words norm hash")
-ChunkRow.__doc__ = ("A stored chunk: key is the backend's row key; body holds its analysed terms "
-                    "(space-joined, a line per text line), head those of its heading trail, words "
-                    "its Latin words marked ^word$ (for trigram matching), norm its vector length, "
-                    "hash its text's.")
-
+StoredChunk = namedtuple("StoredChunk", "key path ordinal start_line end_line heading date text hash "
+                                        "units head_units length norm_terms n_grams")
+StoredChunk.__doc__ = ("A chunk as the index returns it: key is the backend's row key, text the "
+                       "chunk's lines as written (private blocks masked), date the file's; units "
+                       "the analysed units of each line (a tuple) and head_units its heading's; "
+                       "length its index terms (BM25's length); norm_terms and n_grams make its "
+                       "vector length (see vector_norm).")
+FileState = namedtuple("FileState", "size mtime_ns hash")
+FileState.__doc__ = "What the index remembers of a file: its stat and content hash."
 SyncReport = namedtuple("SyncReport", "added updated removed unchanged problems")
 SyncReport.__doc__ = "What a sync did: lists of paths, and (path, issue) pairs."
-
 Filters = namedtuple("Filters", "since until path_glob dated_only")
 Filters.__new__.__defaults__ = (None, None, None, False)
+Filters.__doc__ = "Which files a search may return: dates (YYYY-MM-DD), a path glob, dated only."
 
-
-def analyse_chunk(chunk, line_terms=None):
-    """(body, head, gram words, vector norm, distinct features, term count) of a chunk.
-
-    body holds the chunk's terms, space-joined, one text line per line, so
-    a query can see which line holds which terms without tokenizing again;
-    head is the heading trail's terms.  The distinct features (terms and
-    trigrams) are what document frequencies count.  line_terms, a dict shared
-    by the chunks of one file, tokenizes each distinct line once (overlapping
-    chunks repeat lines)."""
-    cache = {} if line_terms is None else line_terms
-    if len(cache) > 512:  # overlap only ever reuses the last chunk's lines
-        cache.clear()
-    lines, flat = [], []
-    for line in chunk.text.split("\n"):
-        terms = cache.get(line)
-        if terms is None:
-            terms = cache[line] = tokenize(line)
-        lines.append(" ".join(terms))
-        flat.extend(terms)
-    head = tokenize(chunk.heading) if chunk.heading else []
-    counts, grams = vector_features(flat + head)
-    return ("\n".join(lines), " ".join(head), gram_words(counts), vector_norm(counts, grams),
-            grams.union(counts), len(flat) + len(head))
-
-
-def gram_words(terms):
-    """The chunk's Latin word terms, each as ^term$, space-joined: a query
-    trigram ("^co", "onf", "ur$") is in the chunk exactly when it is a
-    substring of this, so queries need not cut the chunk's words again."""
-    return " ".join("^%s$" % t for t in sorted(set(terms)) if cached_grams(t))
-
-
-def pack_terms(body, head, words):
-    """A chunk's analysed terms (body lines, heading, gram words), compressed:
-    Chinese bigrams + unigrams make them several times the text's size."""
-    import zlib
-    return zlib.compress(("%s\t%s\t%s" % (body, head, words)).encode("utf-8"), 1)
-
-
-def unpack_terms(blob):
-    """(body, head, words) as stored by pack_terms."""
-    import zlib
-    body, head, words = zlib.decompress(blob).decode("utf-8").split("\t")
-    return body, head, words
-
-
-def stored_features(body, head):
-    """The distinct features of a stored chunk (its terms are space-joined)."""
-    features = set(body.split()) | set(head.split())
-    for term in list(features):
-        features.update(cached_grams(term))
-    return features
+BLOCK_LINES = 8  # the index keeps each file's lines once, in compressed blocks of lines
 
 
 def glob_matches(pattern, path):
@@ -756,6 +826,8 @@ def glob_matches(pattern, path):
 
 
 def passes(filters, date, path):
+    """Whether a file (its date, or None, and path) passes the filters.  The
+    one definition: the JSON backend calls it, SQLite calls it from SQL."""
     if filters is None:
         return True
     if date is None:
@@ -769,8 +841,12 @@ def passes(filters, date, path):
     return not filters.path_glob or glob_matches(filters.path_glob, path)
 
 
+def has_filters(filters):
+    return filters is not None and any(filters)
+
+
 def plan_sync(known, found):
-    """Compare stored files {path: (size, mtime_ns, hash)} with found SourceFiles.
+    """Compare stored files {path: FileState} with found SourceFiles.
 
     Returns (changed, removed, unchanged): changed are SourceFiles whose size
     or mtime differ (the caller hashes them), removed are stored paths gone.
@@ -780,7 +856,7 @@ def plan_sync(known, found):
     for f in found:
         seen.add(f.path)
         old = known.get(f.path)
-        if old and old[0] == f.size and old[1] == f.mtime_ns:
+        if old and old.size == f.size and old.mtime_ns == f.mtime_ns:
             unchanged.append(f.path)
         else:
             changed.append(f)
@@ -788,30 +864,91 @@ def plan_sync(known, found):
     return changed, removed, unchanged
 
 
-AnalysedFile = namedtuple("AnalysedFile", "digest issue chunks df")
-AnalysedFile.__doc__ = ("A file ready for the index: its hash, any issue, its chunks as "
-                        "(Chunk, body, head, words, norm, term count), and how many of its "
-                        "chunks hold each feature (for document frequencies).")
+# --- preparing a file for the index ----------------------------------------
+
+ChunkTerms = namedtuple("ChunkTerms", "body head length features norm_terms n_grams")
+ChunkTerms.__doc__ = ("What the index keeps of a chunk's terms: body and head are its index terms "
+                      "(space-joined, for the keyword index), length how many; features the "
+                      "distinct terms and trigrams (document frequencies count them); norm_terms "
+                      "the sum of squared log tf and n_grams the trigram count (its vector length).")
+IndexedChunk = namedtuple("IndexedChunk", "chunk units head_units terms")
+IndexedChunk.__doc__ = "A Chunk with its lines' analysed units, its heading's, and its ChunkTerms."
+AnalysedFile = namedtuple("AnalysedFile", "digest issue lines units chunks df")
+AnalysedFile.__doc__ = ("A file ready for the index: its hash, any read issue, its masked lines and "
+                        "their analysed units, its IndexedChunks, and how many of its chunks hold "
+                        "each feature.  chunks is None when the content still has the known hash "
+                        "(touched, not changed).")
 
 
-def analyse_file(f, df=None, known_hash=None):
+def chunk_terms(line_units, head_units, expanded=None):
+    """ChunkTerms from a chunk's analysed units.  Deleting a chunk from the
+    keyword index repeats what was inserted, derived again from the stored
+    units, so this must stay a pure function of its arguments.  expanded, a
+    dict shared by the chunks of one file, expands each line once (chunks
+    overlap)."""
+    cache = {} if expanded is None else expanded
+    if len(cache) > 512:  # overlap only ever reuses the last chunk's lines
+        cache.clear()
+    counts, body = Counter(), []
+    for units in line_units:
+        terms = cache.get(units)
+        if terms is None:
+            terms = cache[units] = (expand(units), expand(units, False))
+        counts.update(terms[0])
+        body.extend(terms[1])
+    head = expand(head_units, False)
+    counts.update(expand(head_units))
+    grams = set()
+    for t in counts:
+        grams.update(cached_grams(t))
+    norm_terms = sum(log_tf(n) ** 2 for n in counts.values())
+    return ChunkTerms(" ".join(body), " ".join(head), len(body) + len(head),
+                      grams.union(counts), norm_terms, len(grams))
+
+
+def vector_norm(norm_terms, n_grams, gram_weight):
+    """A chunk's vector length: log-tf terms, trigrams at gram_weight."""
+    return math.sqrt(norm_terms + gram_weight * gram_weight * n_grams) or 1.0
+
+
+def analyse_file(f, df=None, known_hash=None, params=DEFAULT_PARAMS):
     """Read, chunk and analyse one SourceFile (in a worker process for big
-    syncs).  Chunks come as (Chunk, body, head, packed terms, norm, term count);
-    df counts the chunks holding each feature (pass a Counter to add to it).
-    A file whose content still has known_hash is not analysed: chunks is None."""
+    syncs); df counts the chunks holding each feature (pass a Counter to add
+    to it).  A file whose content still has known_hash is not analysed."""
     text, issue = read_source(f.abspath)
     df = Counter() if df is None else df
     if text is None:
-        return AnalysedFile(None, issue, [], df)
+        return AnalysedFile(None, issue, [], [], [], df)
     digest = content_hash(text)
     if digest == known_hash:
-        return AnalysedFile(digest, issue, None, df)  # touched, not changed
-    chunks, line_terms = [], {}
-    for chunk in chunk_markdown(f.path, text):
-        body, head, words, norm, features, n_terms = analyse_chunk(chunk, line_terms)
-        chunks.append((chunk, body, head, pack_terms(body, head, words), norm, n_terms))
-        df.update(features)
-    return AnalysedFile(digest, issue, chunks, df)
+        return AnalysedFile(digest, issue, None, None, None, df)
+    lines = split_lines(mask_private(text))
+    units = [analyse(line) for line in lines]
+    out, expanded, headings = [], {}, {}
+    for chunk in chunk_split_lines(f.path, lines, params):
+        line_units = chunk_units(units, chunk, params)
+        head_units = headings.get(chunk.heading)
+        if head_units is None:
+            head_units = headings[chunk.heading] = analyse(chunk.heading)
+        terms = chunk_terms(line_units, head_units, expanded)
+        out.append(IndexedChunk(chunk, line_units, head_units, terms))
+        df.update(terms.features)
+    return AnalysedFile(digest, issue, lines, units, out, df)
+
+
+def chunk_text(lines, start_line, end_line, piece, params):
+    """A stored chunk's text from its file's lines (the inverse of chunking)."""
+    if piece:
+        return line_pieces(lines[start_line - 1], params.chunk_chars)[piece - 1]
+    return "\n".join(lines[start_line - 1:end_line])
+
+
+def chunk_units(units, chunk, params):
+    """A chunk's analysed units, one per line, from its file's (a piece of a
+    long line is analysed on its own)."""
+    if chunk.piece:
+        return (analyse(chunk.text),)
+    return tuple(units[chunk.start_line - 1:chunk.end_line])
 
 
 def _quiet_worker():
@@ -820,12 +957,12 @@ def _quiet_worker():
     sys.stderr = open(os.devnull, "w")
 
 
-def _analyse_batch(tasks):
+def _analyse_batch(tasks, params):
     """Worker task: several (SourceFile, known hash), with one document-frequency
     Counter for all of them (merging one Counter per file in the parent cost
     seconds)."""
     df = Counter()
-    results = [analyse_file(f, df, known)._replace(df=None) for f, known in tasks]
+    results = [analyse_file(f, df, known, params)._replace(df=None) for f, known in tasks]
     return results, df
 
 
@@ -833,14 +970,14 @@ PARALLEL_BYTES = 4 * 1024 * 1024  # changed Markdown above this is analysed in p
 PARALLEL_BATCH = 32               # files handed out at a time (bounds memory)
 
 
-def _pipelined(pool, tasks, in_flight):
+def _pipelined(pool, tasks, in_flight, params):
     """Batches of (file, known hash) through the pool, in order, with a bounded
     number in flight so results never pile up in memory."""
     from collections import deque
     batches = iter([tasks[i:i + PARALLEL_BATCH] for i in range(0, len(tasks), PARALLEL_BATCH)])
     pending = deque()
     for batch in batches:
-        pending.append((batch, pool.apply_async(_analyse_batch, (batch,))))
+        pending.append((batch, pool.apply_async(_analyse_batch, (batch, params))))
         if len(pending) >= in_flight:
             break
     while pending:
@@ -848,19 +985,20 @@ def _pipelined(pool, tasks, in_flight):
         results, df = result.get()
         following = next(batches, None)
         if following is not None:
-            pending.append((following, pool.apply_async(_analyse_batch, (following,))))
+            pending.append((following, pool.apply_async(_analyse_batch, (following, params))))
         for (f, _), analysed in zip(batch, results):
             yield f, analysed
         yield None, df  # the batch's document frequencies
 
 
-def analyse_files(tasks):
+def analyse_files(tasks, params=DEFAULT_PARAMS, parallel_bytes=None):
     """(SourceFile, AnalysedFile) for each (SourceFile, known hash), in order;
     across worker processes when there is enough to do and more than one core,
     else in this process.  From workers, each batch ends with (None, Counter):
     the batch's document frequencies, which its AnalysedFiles leave out."""
     workers = min(os.cpu_count() or 1, 4)
-    if workers > 1 and sum(f.size for f, _ in tasks) > PARALLEL_BYTES:
+    threshold = PARALLEL_BYTES if parallel_bytes is None else parallel_bytes
+    if workers > 1 and sum(f.size for f, _ in tasks) > threshold:
         try:
             import multiprocessing
             methods = multiprocessing.get_all_start_methods()
@@ -871,30 +1009,115 @@ def analyse_files(tasks):
             pool = None  # no process support here (some sandboxes): analyse serially
         if pool is not None:
             with pool:
-                for item in _pipelined(pool, tasks, workers * 2):
+                for item in _pipelined(pool, tasks, workers * 2, params):
                     yield item
             return
     for f, known in tasks:
-        yield f, analyse_file(f, known_hash=known)
+        yield f, analyse_file(f, known_hash=known, params=params)
+
+
+def _batched(values, size=500):
+    """values in lists of at most size (SQLite limits the parameters of a statement)."""
+    values = list(values)
+    for i in range(0, len(values), size):
+        yield values[i:i + size]
+
+
+def _now():
+    return time.strftime("%Y-%m-%dT%H:%M:%S")
 
 
 # --------------------------------------------------------------------------
-# SQLite backend: chunks + an FTS5 index over the analysed terms.
+# The backend contract
 # --------------------------------------------------------------------------
+# A backend keeps, for each memory file: its stat, content hash, read issue,
+# date and masked text; for each chunk: file, ordinal, line range, piece,
+# heading trail and text hash; a keyword index over the chunks' index_terms
+# (body and heading columns, BM25 as FTS5 computes it); the document
+# frequency of every feature (scoring terms and trigrams); the totals BM25
+# needs; its metadata (schema version, settings, times); and the linker's
+# tables (LinkTables).  Both backends implement:
+#
+#   open() / close()           open() raises IndexDamaged for a file that is
+#                              unreadable or not an index of ours, and starts
+#                              afresh (with a warning) when the index was
+#                              built by another schema or other settings
+#   known_files()              {path: FileState}
+#   file_issues()              [(path, issue)]
+#   chunk_count(), total_terms()
+#   doc_freqs(terms)           {term: df} for the terms the index holds
+#   keyword(terms, limit, filters, require_all, prefixes) -> [(key, bm25)]
+#   fetch(keys)                {key: StoredChunk}
+#   chunks_of(path)            [StoredChunk] in order
+#   file_dates()               {path: date or None}
+#   writer(rebuild)            a context manager: remove(path), put(file,
+#                              AnalysedFile), touch(file), count_features(df);
+#                              all or nothing
+#   links                      LinkTables
+#   stats(), files_on_disk(), backup_to(path), meta(key), set_meta(key, value)
+#
+# Errors: IndexDamaged as above (the store moves the files aside and
+# rebuilds); StoreError for what a user can act on; anything else is a bug.
+# --------------------------------------------------------------------------
+
+SCHEMA_VERSION = 8
+BUSY_TIMEOUT_MS = 10000
+FTS_TOKENCHARS = "-_.:/@+"  # connectors the tokenizer keeps inside codes
 
 _SQLITE_SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
-CREATE TABLE files(path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER,
-                   hash TEXT, issue TEXT) WITHOUT ROWID;
-CREATE TABLE chunks(id INTEGER PRIMARY KEY, path TEXT NOT NULL, ordinal INTEGER NOT NULL,
-                    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
-                    heading TEXT, date TEXT, text TEXT, terms BLOB, norm REAL, hash TEXT);
-CREATE UNIQUE INDEX chunks_by_path ON chunks(path, ordinal);
+CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER,
+                   mtime_ns INTEGER, hash TEXT, issue TEXT, date TEXT, headings BLOB);
+CREATE TABLE blocks(id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE chunks(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, ordinal INTEGER NOT NULL,
+                    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, piece INTEGER NOT NULL,
+                    heading INTEGER NOT NULL, hash TEXT, length INTEGER NOT NULL,
+                    norm_terms REAL NOT NULL, n_grams INTEGER NOT NULL);
+CREATE UNIQUE INDEX chunks_by_file ON chunks(file, ordinal);
 CREATE VIRTUAL TABLE fts USING fts5(body, head, content='',
     tokenize="unicode61 remove_diacritics 0 tokenchars '{tokenchars}'");
 INSERT INTO fts(fts, rank) VALUES('rank', 'bm25(1.0, {heading_weight})');
+CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, 'row');
 CREATE TABLE terms(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
-""".format(tokenchars=FTS_TOKENCHARS, heading_weight=HEADING_WEIGHT)
+"""
+_SQLITE_TABLES = ("meta", "files", "blocks", "chunks", "fts", "fts_vocab", "terms")
+
+
+def _df_from_keyword_index(feature):
+    """Whether the keyword index itself counts a feature's chunks (FTS5 knows
+    the document frequency of the terms it holds); the rest (CJK unigrams,
+    trigrams) are counted in the terms table."""
+    return not feature.startswith("#") and not (len(feature) == 1 and _is_cjk_char(feature))
+_CHUNK_COLUMNS = ("c.id, f.path, c.ordinal, c.start_line, c.end_line, c.heading, f.date, c.hash, "
+                  "f.headings, c.length, c.norm_terms, c.n_grams, c.file, c.piece")
+_BLOCK_KEY = 1 << 24  # a block's row id: file id * _BLOCK_KEY + block number
+
+
+def _pack_block(lines, units):
+    """BLOCK_LINES lines and their analysed units, compressed together: a CJK
+    run repeats the text, so zlib stores it almost for free."""
+    import zlib
+    data = "\n".join(lines) + "\0" + "\n".join(units)
+    return zlib.compress(data.encode("utf-8", "surrogatepass"), 6)
+
+
+def _unpack_block(blob):
+    """(lines, units) of a block."""
+    import zlib
+    text, units = zlib.decompress(blob).decode("utf-8", "surrogatepass").rsplit("\0", 1)
+    return text.split("\n"), units.split("\n")
+
+
+def _pack_headings(pairs):
+    """A file's distinct heading trails with their units, stored once per file
+    (a chunk names its trail by position)."""
+    import zlib
+    return zlib.compress("\n".join("%s\0%s" % pair for pair in pairs).encode("utf-8", "surrogatepass"), 6)
+
+
+def _unpack_headings(blob):
+    import zlib
+    return [tuple(item.split("\0")) for item in zlib.decompress(blob).decode("utf-8", "surrogatepass").split("\n")]
 
 
 def sqlite_unavailable_reason():
@@ -912,98 +1135,147 @@ def sqlite_unavailable_reason():
     return None
 
 
+class NoFts5(Exception):
+    """This SQLite cannot do full-text search: use the JSON backend."""
+
+
 class SqliteBackend:
     """The default index: one SQLite file, WAL mode, one transaction per sync."""
 
     name = "sqlite-fts5"
     filename = "index.sqlite3"
 
-    def __init__(self, index_dir):
+    def __init__(self, index_dir, params=DEFAULT_PARAMS, warn=None):
         import sqlite3
         self.sqlite3 = sqlite3
         self.path = os.path.join(index_dir, self.filename) if index_dir else ":memory:"
+        self.params = params
+        self.settings = index_settings(params)
+        self.warn = warn or (lambda msg: None)
         self.conn = None
+        self.links = SqliteLinks(self)
 
     # --- lifecycle ---------------------------------------------------------
     def open(self):
-        conn = self.sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000.0,
-                                    isolation_level=None, check_same_thread=False)
+        try:
+            conn = self.sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000.0,
+                                        isolation_level=None, check_same_thread=False)
+        except self.sqlite3.OperationalError as exc:
+            raise StoreError("cannot open the index %s: %s" % (self.path, exc))
         self.conn = conn
-        conn.execute("PRAGMA busy_timeout=%d" % BUSY_TIMEOUT_MS)
-        if self._schema_version() != SCHEMA_VERSION:
-            _retry_while_locked(self._create_schema, self.sqlite3)
-        conn.execute("SELECT rowid FROM fts LIMIT 0")  # fails here if this SQLite has no FTS5
-        conn.execute("PRAGMA synchronous=NORMAL")
+        try:
+            conn.execute("PRAGMA busy_timeout=%d" % BUSY_TIMEOUT_MS)
+            version, settings = self._stamp()
+            if version != SCHEMA_VERSION or settings != self.settings:
+                if version is not None:
+                    why = ("its format is from another version of the suite" if version != SCHEMA_VERSION
+                           else "its settings changed (%s)" % settings_change(settings, self.settings))
+                    self.warn("rebuilding the index: %s" % why)
+                _retry_while_locked(self._create_schema, self.sqlite3)
+            self._check_tables()
+            conn.execute("PRAGMA synchronous=NORMAL")
+        except self.sqlite3.DatabaseError as exc:
+            self.close()
+            if "fts5" in str(exc).lower():
+                raise NoFts5(str(exc))
+            if self.is_corruption(exc):
+                raise IndexDamaged(str(exc))
+            raise
 
     def close(self):
         if self.conn is not None:
             self.conn.close()
             self.conn = None
 
-    def is_damage(self, exc):
-        """Whether an exception means the file is damaged (not merely busy)."""
+    def is_corruption(self, exc):
+        """Whether an SQLite error means the file itself is damaged (not busy, not a bug)."""
         if not isinstance(exc, self.sqlite3.DatabaseError):
             return False
         msg = str(exc).lower()
-        if isinstance(exc, self.sqlite3.OperationalError):
-            return "no such table" in msg or "no such column" in msg or "malformed" in msg
-        return True
+        return any(w in msg for w in ("malformed", "not a database", "file is encrypted", "corrupt"))
 
     def files_on_disk(self):
         return [self.path + s for s in ("", "-wal", "-shm")] if self.path != ":memory:" else []
 
-    def _schema_version(self):
+    def _stamp(self):
+        """(schema version, settings) recorded in the index; (None, None) for an empty
+        file.  A file with tables but no stamp of ours is not our index: damaged."""
         try:
-            row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            rows = dict(self.conn.execute(
+                "SELECT key, value FROM meta WHERE key IN ('schema_version', 'settings')"))
         except self.sqlite3.OperationalError as exc:
-            if "no such table" in str(exc):
-                return None
-            raise
-        return int(row[0]) if row else None
+            if "no such table" not in str(exc):
+                raise
+            tables = self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables:
+                raise IndexDamaged("not a memory index (no meta table)")
+            return None, None
+        if "schema_version" not in rows:
+            raise IndexDamaged("not a memory index (no schema version)")
+        return int(rows["schema_version"]), rows.get("settings")
+
+    def _check_tables(self):
+        present = {name for name, in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        missing = [t for t in _SQLITE_TABLES if t not in present]
+        if missing:
+            raise IndexDamaged("the index lacks its %s table" % missing[0])
+        self.conn.execute("SELECT rowid FROM fts LIMIT 0")  # fails here if this SQLite has no FTS5
 
     def _create_schema(self):
         conn = self.conn
         if self.path != ":memory:":
+            conn.execute("PRAGMA auto_vacuum=INCREMENTAL")  # takes effect in a new file
             conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if self._schema_version() == SCHEMA_VERSION:  # another process won the race
+            version, settings = self._stamp()
+            if version == SCHEMA_VERSION and settings == self.settings:  # another process won the race
                 conn.execute("COMMIT")
                 return
             _drop_everything(conn)
-            for statement in _SQLITE_SCHEMA.split(";"):
+            schema = _SQLITE_SCHEMA.format(tokenchars=FTS_TOKENCHARS, heading_weight=self.params.heading_weight)
+            for statement in schema.split(";"):
                 if statement.strip():
                     conn.execute(statement)
             conn.executemany("INSERT INTO meta VALUES(?, ?)", [
-                ("schema_version", str(SCHEMA_VERSION)), ("chunk_count", "0"), ("total_terms", "0"),
-                ("created", _now()), ("last_sync", "")])
+                ("schema_version", str(SCHEMA_VERSION)), ("settings", self.settings),
+                ("chunk_count", "0"), ("total_terms", "0"), ("created", _now()), ("last_sync", "")])
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
 
     # --- reads -------------------------------------------------------------
-    def known_files(self):
-        return {p: (s, m, h) for p, s, m, h in
-                self.conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
-
-    def chunk_count(self):
-        return int(self._meta("chunk_count") or 0)
-
-    def total_terms(self):
-        """Terms in all chunks (body and heading): BM25's average length is this / chunks."""
-        return int(self._meta("total_terms") or 0)
-
-    def _meta(self, key):
+    def meta(self, key):
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
+    def set_meta(self, key, value):
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (key, value))
+
+    def known_files(self):
+        return {p: FileState(s, m, h) for p, s, m, h in
+                self.conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
+
+    def file_dates(self):
+        return dict(self.conn.execute("SELECT path, date FROM files"))
+
+    def chunk_count(self):
+        return int(self.meta("chunk_count") or 0)
+
+    def total_terms(self):
+        """Index terms in all chunks: BM25's average length is this / chunks."""
+        return int(self.meta("total_terms") or 0)
+
     def doc_freqs(self, terms):
-        if not terms:
-            return {}
-        marks = ",".join("?" * len(terms))
-        return dict(self.conn.execute(
-            "SELECT term, df FROM terms WHERE term IN (%s)" % marks, list(terms)))
+        out = {}
+        indexed = [t for t in terms if _df_from_keyword_index(t)]
+        counted = [t for t in terms if not _df_from_keyword_index(t)]
+        for table, column, wanted in (("fts_vocab", "doc", indexed), ("terms", "df", counted)):
+            for part in _batched(wanted):
+                out.update(self.conn.execute("SELECT term, %s FROM %s WHERE term IN (%s)"
+                                             % (column, table, ",".join("?" * len(part))), part))
+        return out
 
     def keyword(self, terms, limit, filters=None, require_all=False, prefixes=()):
         """BM25 over the FTS5 index: [(key, score)], score positive, best first.
@@ -1014,30 +1286,60 @@ class SqliteBackend:
         if not phrases:
             return []
         match = (" AND " if require_all else " OR ").join(phrases)
-        where, args = _sql_filters(filters, self.conn)
-        sql = ("SELECT fts.rowid, -fts.rank FROM fts JOIN chunks c ON c.id = fts.rowid "
-               "WHERE fts MATCH ?%s ORDER BY fts.rank LIMIT ?" % where)
-        return self.conn.execute(sql, [match] + args + [limit]).fetchall()
+        sql = "SELECT fts.rowid, -fts.rank FROM fts"
+        args = [match]
+        if has_filters(filters):
+            self.conn.create_function("passes", 2, lambda date, path: passes(filters, date, path))
+            sql += " JOIN chunks c ON c.id = fts.rowid JOIN files f ON f.id = c.file " \
+                   "WHERE fts MATCH ? AND passes(f.date, f.path)"
+        else:
+            sql += " WHERE fts MATCH ?"
+        return self.conn.execute(sql + " ORDER BY fts.rank LIMIT ?", args + [limit]).fetchall()
 
     def fetch(self, keys):
-        """{key: ChunkRow} for the given keys."""
-        out = {}
-        keys = list(keys)
-        for i in range(0, len(keys), 500):
-            part = keys[i:i + 500]
-            rows = self.conn.execute(
-                "SELECT id, path, ordinal, start_line, end_line, heading, date, text, terms, norm, hash "
-                "FROM chunks WHERE id IN (%s)" % ",".join("?" * len(part)), part)
-            for r in rows:
-                out[r[0]] = ChunkRow(*(r[:8] + unpack_terms(r[8]) + r[9:]))
-        return out
+        """{key: StoredChunk} for the given keys."""
+        rows = []
+        for part in _batched(keys):
+            rows.extend(self.conn.execute(
+                "SELECT %s FROM chunks c JOIN files f ON f.id = c.file WHERE c.id IN (%s)"
+                % (_CHUNK_COLUMNS, ",".join("?" * len(part))), part))
+        return {r[0]: r for r in self._with_text(rows)}
 
-    def chunk_keys(self, path, ordinal=None):
-        if ordinal is None:
-            rows = self.conn.execute("SELECT id FROM chunks WHERE path=? ORDER BY ordinal", (path,))
-        else:
-            rows = self.conn.execute("SELECT id FROM chunks WHERE path=? AND ordinal=?", (path, ordinal))
-        return [r[0] for r in rows]
+    def chunks_of(self, path):
+        rows = self.conn.execute("SELECT %s FROM chunks c JOIN files f ON f.id = c.file WHERE f.path=? "
+                                 "ORDER BY c.ordinal" % _CHUNK_COLUMNS, (path,)).fetchall()
+        return self._with_text(rows)
+
+    def _with_text(self, rows):
+        """StoredChunks for chunk rows, their lines and units read from the file's blocks."""
+        wanted = {}
+        for r in rows:
+            first, last = (r[3] - 1) // BLOCK_LINES, (r[4] - 1) // BLOCK_LINES
+            lo, hi = wanted.get(r[12], (first, last))
+            wanted[r[12]] = (min(lo, first), max(hi, last))
+        lines, headings = {}, {}
+        for file_id, (lo, hi) in wanted.items():
+            base = file_id * _BLOCK_KEY
+            for key, blob in self.conn.execute("SELECT id, data FROM blocks WHERE id BETWEEN ? AND ?",
+                                               (base + lo, base + hi)):
+                first = (key - base) * BLOCK_LINES + 1
+                for i, line in enumerate(zip(*_unpack_block(blob))):
+                    lines[(file_id, first + i)] = line
+        out = []
+        for (key, path, ordinal, start, end, heading, date, digest, trails, length, norm_terms,
+             n_grams, file_id, piece) in rows:
+            if file_id not in headings:
+                headings[file_id] = _unpack_headings(trails)
+            heading, head_units = headings[file_id][heading]
+            if piece:
+                text = line_pieces(lines.get((file_id, start), ("", ""))[0], self.params.chunk_chars)[piece - 1]
+                units = (analyse(text),)
+            else:
+                got = [lines.get((file_id, n), ("", "")) for n in range(start, end + 1)]
+                text, units = "\n".join(g[0] for g in got), tuple(g[1] for g in got)
+            out.append(StoredChunk(key, path, ordinal, start, end, heading, date, text, digest,
+                                   units, head_units, length, norm_terms, n_grams))
+        return out
 
     def file_issues(self):
         return list(self.conn.execute(
@@ -1047,35 +1349,12 @@ class SqliteBackend:
         n_files = self.conn.execute("SELECT count(*) FROM files").fetchone()[0]
         size = sum(os.path.getsize(p) for p in self.files_on_disk() if os.path.exists(p))
         return {"files": n_files, "chunks": self.chunk_count(), "index_bytes": size,
-                "last_sync": self._meta("last_sync") or None,
-                "schema_version": SCHEMA_VERSION}
+                "last_sync": self.meta("last_sync") or None, "schema_version": SCHEMA_VERSION}
 
     # --- writes ------------------------------------------------------------
     def writer(self, rebuild=False):
         """The one way to change the index: a transaction (see _SqliteWriter)."""
         return _SqliteWriter(self, rebuild)
-
-    def _delete_file(self, path, delta):
-        """Remove a file's chunks; returns how many terms they held."""
-        conn = self.conn
-        old = conn.execute("SELECT id, terms FROM chunks WHERE path=?", (path,)).fetchall()
-        removed = 0
-        for key, blob in old:
-            body, head, _ = unpack_terms(blob)
-            # a contentless FTS5 row is removed by repeating exactly what was indexed
-            conn.execute("INSERT INTO fts(fts, rowid, body, head) VALUES('delete', ?, ?, ?)",
-                         (key, body, head))
-            delta.subtract(stored_features(body, head))
-            removed += len(body.split()) + len(head.split())
-        conn.execute("DELETE FROM chunks WHERE path=?", (path,))
-        conn.execute("DELETE FROM files WHERE path=?", (path,))
-        return removed
-
-    def _apply_df(self, delta):
-        changes = [(n, t) for t, n in delta.items() if n]
-        self.conn.executemany("INSERT OR IGNORE INTO terms VALUES(?, 0)", [(t,) for _, t in changes])
-        self.conn.executemany("UPDATE terms SET df = df + ? WHERE term = ?", changes)
-        self.conn.execute("DELETE FROM terms WHERE df <= 0")
 
     def backup_to(self, dest):
         target = self.sqlite3.connect(dest)
@@ -1100,46 +1379,73 @@ class _SqliteWriter:
         conn.execute("BEGIN IMMEDIATE")
         if self.rebuild:
             conn.execute("INSERT INTO fts(fts) VALUES('delete-all')")
-            for table in ("chunks", "files", "terms"):
+            for table in ("chunks", "blocks", "files", "terms"):
                 conn.execute("DELETE FROM %s" % table)
             conn.execute("UPDATE meta SET value='0' WHERE key='total_terms'")
-        self.next_id = (conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0) + 1
+        self.next_chunk = (conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0) + 1
+        self.next_file = (conn.execute("SELECT max(id) FROM files").fetchone()[0] or 0) + 1
         return self
 
     def known_files(self):
         return self.backend.known_files()
 
     def remove(self, path):
-        self.terms_delta -= self.backend._delete_file(path, self.df_delta)
+        """Remove a file: its chunks' keyword rows are deleted by repeating
+        exactly what was indexed, derived again from the stored text."""
+        conn = self.conn
+        row = conn.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()
+        if row is None:
+            return
+        expanded = {}
+        for chunk in self.backend.chunks_of(path):
+            terms = chunk_terms(chunk.units, chunk.head_units, expanded)
+            conn.execute("INSERT INTO fts(fts, rowid, body, head) VALUES('delete', ?, ?, ?)",
+                         (chunk.key, terms.body, terms.head))
+            self.df_delta.subtract(terms.features)
+            self.terms_delta -= terms.length
+        conn.execute("DELETE FROM chunks WHERE file=?", (row[0],))
+        conn.execute("DELETE FROM blocks WHERE id BETWEEN ? AND ?", (row[0] * _BLOCK_KEY, (row[0] + 1) * _BLOCK_KEY - 1))
+        conn.execute("DELETE FROM files WHERE id=?", (row[0],))
 
     def put(self, f, analysed):
         """Replace a file's chunks with an AnalysedFile; its chunks are written in
         batches, so a huge file never sits in memory as SQL rows too."""
         self.remove(f.path)
-        self.conn.execute("INSERT INTO files VALUES(?, ?, ?, ?, ?)",
-                          (f.path, f.size, f.mtime_ns, analysed.digest, analysed.issue))
-        date = file_date(f.path)
+        conn = self.conn
+        file_id, self.next_file = self.next_file, self.next_file + 1
+        trails = {}
+        for item in analysed.chunks:
+            trails.setdefault(item.chunk.heading, (len(trails), item.head_units))
+        conn.execute("INSERT INTO files VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+                     (file_id, f.path, f.size, f.mtime_ns, analysed.digest, analysed.issue, file_date(f.path),
+                      _pack_headings([(trail, units) for trail, (_, units) in trails.items()])))
+        lines, units = analysed.lines, analysed.units
+        conn.executemany("INSERT INTO blocks VALUES(?, ?)", (
+            (file_id * _BLOCK_KEY + b, _pack_block(lines[b * BLOCK_LINES:(b + 1) * BLOCK_LINES],
+                                                   units[b * BLOCK_LINES:(b + 1) * BLOCK_LINES]))
+            for b in range((len(lines) + BLOCK_LINES - 1) // BLOCK_LINES)))
         chunk_rows, fts_rows = [], []
-        for chunk, body, head, packed, norm, n_terms in analysed.chunks:
-            chunk_rows.append((self.next_id, chunk.path, chunk.ordinal, chunk.start_line, chunk.end_line,
-                               chunk.heading, date, chunk.text, packed, norm, chunk.hash))
-            fts_rows.append((self.next_id, body, head))
-            self.terms_delta += n_terms
-            self.next_id += 1
+        for item in analysed.chunks:
+            c, t = item.chunk, item.terms
+            chunk_rows.append((self.next_chunk, file_id, c.ordinal, c.start_line, c.end_line, c.piece,
+                               trails[c.heading][0], c.hash, t.length, t.norm_terms, t.n_grams))
+            fts_rows.append((self.next_chunk, t.body, t.head))
+            self.next_chunk += 1
+            self.terms_delta += t.length
             if len(chunk_rows) >= 1000:
                 self._insert(chunk_rows, fts_rows)
         self._insert(chunk_rows, fts_rows)
         if analysed.df is not None:
             self.df_delta.update(analysed.df)
 
+    def _insert(self, chunk_rows, fts_rows):
+        self.conn.executemany("INSERT INTO chunks VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
+        self.conn.executemany("INSERT INTO fts(rowid, body, head) VALUES(?, ?, ?)", fts_rows)
+        del chunk_rows[:], fts_rows[:]
+
     def count_features(self, df):
         """Document frequencies of a batch of files put() without theirs."""
         self.df_delta.update(df)
-
-    def _insert(self, chunk_rows, fts_rows):
-        self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?,?)", chunk_rows)
-        self.conn.executemany("INSERT INTO fts(rowid, body, head) VALUES(?, ?, ?)", fts_rows)
-        del chunk_rows[:], fts_rows[:]
 
     def touch(self, f):
         self.conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (f.size, f.mtime_ns, f.path))
@@ -1151,7 +1457,7 @@ class _SqliteWriter:
                 conn.execute("ROLLBACK")
             return False
         try:
-            self.backend._apply_df(self.df_delta)
+            self._apply_df()
             count = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
             total = self.backend.total_terms() + self.terms_delta
             conn.executemany("UPDATE meta SET value=? WHERE key=?",
@@ -1161,7 +1467,24 @@ class _SqliteWriter:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        self._release_free_pages()
         return False
+
+    def _release_free_pages(self):
+        """Give back the pages a big change freed (FTS5 merges leave many)."""
+        free = self.conn.execute("PRAGMA freelist_count").fetchone()[0]
+        if free > 64 and free * 10 > self.conn.execute("PRAGMA page_count").fetchone()[0]:
+            try:
+                for _ in range(free):  # Python's sqlite3 frees one page per call
+                    self.conn.execute("PRAGMA incremental_vacuum")
+            except self.backend.sqlite3.OperationalError:
+                pass  # busy: the next sync tries again
+
+    def _apply_df(self):
+        changes = [(n, t) for t, n in self.df_delta.items() if n and not _df_from_keyword_index(t)]
+        self.conn.executemany("INSERT OR IGNORE INTO terms VALUES(?, 0)", [(t,) for _, t in changes])
+        self.conn.executemany("UPDATE terms SET df = df + ? WHERE term = ?", changes)
+        self.conn.execute("DELETE FROM terms WHERE df <= 0")
 
 
 def _retry_while_locked(fn, sqlite3, seconds=BUSY_TIMEOUT_MS / 1000.0):
@@ -1186,169 +1509,346 @@ def _drop_everything(conn):
         conn.execute('DROP TABLE IF EXISTS "%s"' % name.replace('"', '""'))
 
 
-def _sql_filters(filters, conn):
-    if filters is None:
-        return "", []
-    where, args = [], []
-    if filters.dated_only:
-        where.append("c.date IS NOT NULL")
-    if filters.since:
-        where.append("(c.date IS NULL OR c.date >= ?)")
-        args.append(filters.since)
-    if filters.until:
-        where.append("(c.date IS NULL OR c.date <= ?)")
-        args.append(filters.until)
-    if filters.path_glob:
-        conn.create_function("path_ok", 1, lambda p: glob_matches(filters.path_glob, p))
-        where.append("path_ok(c.path)")
-    return "".join(" AND " + w for w in where), args
-
-
-def _now():
-    return time.strftime("%Y-%m-%dT%H:%M:%S")
-
-
 # --------------------------------------------------------------------------
-# JSON backend: the same information in one JSON file, for Pythons without
-# sqlite3 or FTS5 (or MEMORY_BACKEND=json).  BM25 is computed here with
-# FTS5's exact formula so both backends rank alike.  It loads the whole
-# index per process, so it suits small folders; SQLite is the default.
+# JSON backend: the same information in plain files, for Pythons without
+# sqlite3 or FTS5 (or MEMORY_BACKEND=json).  A query reads only what it
+# needs:
+#   index.json          the files and chunk records (small: no text)
+#   text-<gen>.txt      each file's masked lines and their units; index.json
+#                       holds each file's byte range, so a chunk's text is
+#                       one seek and read
+#   terms-<gen>.txt     one sorted line per feature, "term<TAB>df<TAB>postings"
+#                       (postings "key:body_tf:head_tf ..."), looked up by
+#                       binary search in a memory map, never parsed whole
+# BM25 is FTS5's formula, so both backends rank alike.  A write creates the
+# next generation's files, then replaces index.json, which names them, then
+# removes the old ones: a reader never mixes generations (it retries when a
+# writer removed its generation under it).
 # --------------------------------------------------------------------------
 
-BM25_K1, BM25_B = 1.2, 0.75  # FTS5's built-in constants
+JSON_CHUNK_FIELDS = ("key", "path", "ordinal", "start_line", "end_line", "piece", "heading", "head_units",
+                     "hash", "length", "norm_terms", "n_grams")
+JsonChunk = namedtuple("JsonChunk", JSON_CHUNK_FIELDS)
+JsonChunk.__doc__ = "A chunk record of the JSON index (the fields of StoredChunk it stores)."
+
+
+class SortedLines:
+    """Lines "key<TAB>..." sorted by key, in a bytes-like buffer (a memory
+    map, or bytes): found by binary search, so a lookup reads a few lines."""
+
+    def __init__(self, buf):
+        self.buf = buf
+
+    def _bounds(self, pos):
+        """(start, end) of the line holding byte pos."""
+        buf = self.buf
+        start = buf.rfind(b"\n", 0, pos) + 1
+        end = buf.find(b"\n", pos)
+        return start, (len(buf) if end < 0 else end)
+
+    def _key(self, start, end):
+        tab = self.buf.find(b"\t", start, end)
+        return self.buf[start:tab if tab >= 0 else end]
+
+    def lower_bound(self, key):
+        """The offset of the first line whose key is >= key."""
+        lo, hi = 0, len(self.buf)
+        while lo < hi:
+            start, end = self._bounds((lo + hi) // 2)
+            if start < lo:  # the middle fell in a line before lo: move to the next line
+                start, end = self._bounds(lo)
+            if self._key(start, end) < key:
+                lo = end + 1
+            else:
+                hi = start
+        return lo
+
+    def get(self, key):
+        """The fields of the line with this key (after it), or None."""
+        key = key.encode("utf-8", "surrogatepass")
+        at = self.lower_bound(key)
+        if at >= len(self.buf):
+            return None
+        start, end = self._bounds(at)
+        if self._key(start, end) != key:
+            return None
+        return self.buf[start:end].decode("utf-8", "surrogatepass").split("\t")[1:]
+
+    def starting_with(self, prefix):
+        """[(key, fields)] of the lines whose key starts with prefix."""
+        prefix_bytes = prefix.encode("utf-8", "surrogatepass")
+        at, out = self.lower_bound(prefix_bytes), []
+        while at < len(self.buf):
+            start, end = self._bounds(at)
+            if not self.buf[start:end].startswith(prefix_bytes):
+                break
+            key, *fields = self.buf[start:end].decode("utf-8", "surrogatepass").split("\t")
+            out.append((key, fields))
+            at = end + 1
+        return out
+
+
+def _map_file(path):
+    """A read-only memory map of a file (bytes for an empty one)."""
+    import mmap
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
 
 
 class JsonBackend:
     name = "json"
     filename = "index.json"
 
-    def __init__(self, index_dir):
+    def __init__(self, index_dir, params=DEFAULT_PARAMS, warn=None):
+        self.index_dir = index_dir
         self.path = os.path.join(index_dir, self.filename) if index_dir else None
+        self.params = params
+        self.settings = index_settings(params)
+        self.warn = warn or (lambda msg: None)
         self.data = None
-        self._postings = None
+        self.links = JsonLinks(self)
 
+    # --- lifecycle ---------------------------------------------------------
     def open(self):
-        data = None
-        if self.path and os.path.exists(self.path):
-            import json
+        for attempt in range(50):
+            data = self._load_index()
+            try:
+                terms, texts = self._map_generation(data["generation"])
+                break
+            except FileNotFoundError:  # a writer replaced it just now: read index.json again
+                time.sleep(0.02)
+        else:
+            raise IndexDamaged("the files of index generation %d are missing" % data["generation"])
+        self._install(data, terms, texts)
+
+    def _map_generation(self, generation):
+        if not generation:
+            return b"", b""
+        return _map_file(self._generation_path("terms", generation)), \
+            _map_file(self._generation_path("text", generation))
+
+    def _install(self, data, terms, texts):
+        """Make data (a loaded or just written index) the one this backend reads."""
+        self.data, self._terms, self._texts = data, SortedLines(terms), texts
+        self._chunks = [JsonChunk._make(row) for row in data["chunks"]]
+        self._by_key = self._by_path = None
+        self._lines = {}
+        self._avg = None
+
+    def _load_index(self):
+        fresh = {"schema_version": SCHEMA_VERSION, "settings": self.settings, "created": _now(),
+                 "last_sync": None, "generation": 0, "next_key": 1, "total_terms": 0, "files": {},
+                 "chunk_fields": list(JSON_CHUNK_FIELDS), "chunks": []}
+        if not self.path or not os.path.exists(self.path):
+            return fresh
+        import json
+        try:
             with open(self.path, encoding="utf-8") as f:
                 data = json.load(f)
-            if not isinstance(data, dict) or not isinstance(data.get("chunks"), list) \
-                    or not isinstance(data.get("files"), dict):
-                raise ValueError("not a memory index")
-        if not data or data.get("schema_version") != SCHEMA_VERSION:
-            data = {"schema_version": SCHEMA_VERSION, "created": _now(), "last_sync": None,
-                    "files": {}, "chunks": []}
-        self.data = data
-        self._postings = None
+        except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
+            raise IndexDamaged("not valid JSON (%s)" % exc)
+        problem = _json_index_problem(data)
+        if problem:
+            raise IndexDamaged(problem)
+        if data["schema_version"] != SCHEMA_VERSION or data.get("settings") != self.settings:
+            why = ("its format is from another version of the suite" if data["schema_version"] != SCHEMA_VERSION
+                   else "its settings changed (%s)" % settings_change(data.get("settings"), self.settings))
+            self.warn("rebuilding the index: %s" % why)
+            return fresh
+        return data
+
+    def _generation_path(self, kind, generation):
+        return os.path.join(self.index_dir, "%s-%d.txt" % (kind, generation))
 
     def close(self):
+        for buf in (getattr(self, "_texts", None), getattr(getattr(self, "_terms", None), "buf", None)):
+            if hasattr(buf, "close"):
+                buf.close()
         self.data = None
 
-    def is_damage(self, exc):
-        if isinstance(exc, UnicodeEncodeError):  # a name that cannot be stored, not damage
-            return False
-        return isinstance(exc, (ValueError, KeyError, TypeError, IndexError, AttributeError))
+    def is_corruption(self, exc):
+        return False
 
     def files_on_disk(self):
-        return [self.path] if self.path else []
+        if not self.path:
+            return []
+        generation = self.data["generation"] if self.data else 0
+        extra = [self._generation_path(k, generation) for k in ("terms", "text")] if generation else []
+        return [self.path] + extra
 
     # --- reads -------------------------------------------------------------
+    def meta(self, key):
+        return self.data.get("meta", {}).get(key)
+
+    def set_meta(self, key, value):
+        """Metadata of the JSON index is written with the next sync."""
+        self.data.setdefault("meta", {})[key] = value
+
     def known_files(self):
-        return {p: (v[0], v[1], v[2]) for p, v in self.data["files"].items()}
+        return {p: FileState(v["size"], v["mtime_ns"], v["hash"]) for p, v in self.data["files"].items()}
+
+    def file_dates(self):
+        return {p: v["date"] for p, v in self.data["files"].items()}
 
     def chunk_count(self):
-        return len(self.data["chunks"])
+        return len(self._chunks)
 
     def total_terms(self):
-        return sum(self._index()[1])
-
-    def _row(self, key):
-        path, ordinal, start, end, heading, date, text, body, head, words, norm, digest = self.data["chunks"][key]
-        return ChunkRow(key, path, ordinal, start, end, heading, date, text, body, head, words, norm, digest)
-
-    def _index(self):
-        """Postings {term: [(key, body_tf, head_tf)]}, doc lengths, average length,
-        and document frequencies of every feature (terms and trigrams)."""
-        if self._postings is None:
-            postings, lengths, dfs = {}, [], Counter()
-            for key, c in enumerate(self.data["chunks"]):
-                body, head = c[7].split(), c[8].split()
-                lengths.append(len(body) + len(head))
-                bc, hc = Counter(body), Counter(head)
-                for term in set(bc) | set(hc):
-                    postings.setdefault(term, []).append((key, bc.get(term, 0), hc.get(term, 0)))
-                dfs.update(stored_features(c[7], c[8]))
-            avg = (sum(lengths) / len(lengths)) if lengths else 1.0
-            self._postings = (postings, lengths, avg or 1.0, dfs)
-        return self._postings
+        return self.data["total_terms"]
 
     def doc_freqs(self, terms):
-        dfs = self._index()[3]
-        return {t: dfs[t] for t in terms if dfs.get(t)}
+        out = {}
+        for t in terms:
+            fields = self._terms.get(t) if "\n" not in t and "\t" not in t else None
+            if fields:
+                out[t] = int(fields[0])
+        return out
+
+    def _postings(self, phrase):
+        """{key: (body tf, head tf)} of a term, or of every term starting with prefix + '*'."""
+        if "\n" in phrase or "\t" in phrase:
+            return {}
+        if phrase.endswith("*"):
+            out = {}
+            for _, fields in self._terms.starting_with(phrase[:-1]):
+                for key, (b, h) in _parse_postings(fields[1]).items():
+                    ob, oh = out.get(key, (0, 0))
+                    out[key] = (ob + b, oh + h)
+            return out
+        fields = self._terms.get(phrase)
+        return _parse_postings(fields[1]) if fields else {}
 
     def keyword(self, terms, limit, filters=None, require_all=False, prefixes=()):
-        postings, lengths, avg, _ = self._index()
-        n = len(lengths)
+        phrases = [self._postings(t) for t in terms] + [self._postings(p + "*") for p in prefixes]
+        if not phrases:
+            return []
+        chunks = self._chunk_index()
+        n = len(self._chunks)
+        avg = self._avg_length()
         scores = {}
-        if require_all:
-            holding = None
-            for term in set(terms):
-                keys = {k for k, _, _ in postings.get(term, ())}
-                holding = keys if holding is None else holding & keys
-        phrases = {term: postings.get(term) for term in set(terms)}
-        for prefix in prefixes:  # like FTS5's "pre"*: one phrase for all words starting so
-            merged = {}
-            for term, hits in postings.items():
-                if term.startswith(prefix):
-                    for key, body_tf, head_tf in hits:
-                        b, h = merged.get(key, (0, 0))
-                        merged[key] = (b + body_tf, h + head_tf)
-            phrases[prefix + "*"] = [(k, b, h) for k, (b, h) in merged.items()]
-        for term, hits in phrases.items():
-            if not hits:
+        for postings in phrases:
+            if not postings:
                 continue
-            idf = math.log((n - len(hits) + 0.5) / (len(hits) + 0.5))
-            idf = idf if idf > 0 else 1e-6
-            for key, body_tf, head_tf in hits:
-                tf = body_tf + HEADING_WEIGHT * head_tf
-                denom = tf + BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / avg)
-                scores[key] = scores.get(key, 0.0) + idf * tf * (BM25_K1 + 1) / denom
-        chunks = self.data["chunks"]
+            idf = bm25_idf(n, len(postings))
+            for key, (body_tf, head_tf) in postings.items():
+                chunk = chunks[key]
+                tf = body_tf + self.params.heading_weight * head_tf
+                scores[key] = scores.get(key, 0.0) + bm25_weight(tf, idf, chunk.length, avg)
         if require_all:
+            holding = set.intersection(*(set(p) for p in phrases))
             scores = {k: v for k, v in scores.items() if k in holding}
-        ranked = sorted((k for k in scores if passes(filters, chunks[k][5], chunks[k][0])),
-                        key=lambda k: (-scores[k], k))
-        return [(k, scores[k]) for k in ranked[:limit]]
+        if has_filters(filters):
+            dates = self.file_dates()
+            scores = {k: v for k, v in scores.items() if passes(filters, dates[chunks[k].path], chunks[k].path)}
+        ranked = sorted(scores, key=lambda k: (-scores[k], k))[:limit]
+        return [(k, scores[k]) for k in ranked]
+
+    def _avg_length(self):
+        if self._avg is None:
+            self._avg = (sum(c.length for c in self._chunks) / float(len(self._chunks))) if self._chunks else 1.0
+        return self._avg or 1.0
+
+    def _chunk_index(self):
+        if self._by_key is None:
+            self._by_key = {c.key: c for c in self._chunks}
+        return self._by_key
+
+    def _file_lines(self, path):
+        """(lines, units) of a file."""
+        if path not in self._lines:
+            start, size = self.data["files"][path]["at"]
+            self._lines[path] = _split_file_text(bytes(self._texts[start:start + size]))
+        return self._lines[path]
+
+    def _stored(self, c):
+        return _json_stored(c, self._file_lines(c.path), self.data["files"][c.path]["date"], self.params)
 
     def fetch(self, keys):
-        return {k: self._row(k) for k in keys if 0 <= k < len(self.data["chunks"])}
+        index = self._chunk_index()
+        return {k: self._stored(index[k]) for k in keys if k in index}
 
-    def chunk_keys(self, path, ordinal=None):
-        return [k for k, c in enumerate(self.data["chunks"])
-                if c[0] == path and (ordinal is None or c[1] == ordinal)]
+    def chunks_of(self, path):
+        if self._by_path is None:
+            by_path = {}
+            for c in self._chunks:
+                by_path.setdefault(c.path, []).append(c)
+            self._by_path = by_path
+        return [self._stored(c) for c in sorted(self._by_path.get(path, []), key=lambda c: c.ordinal)]
 
     def file_issues(self):
-        return sorted((p, v[3]) for p, v in self.data["files"].items() if v[3])
+        return sorted((p, v["issue"]) for p, v in self.data["files"].items() if v["issue"])
 
     def stats(self):
-        size = os.path.getsize(self.path) if self.path and os.path.exists(self.path) else 0
-        return {"files": len(self.data["files"]), "chunks": self.chunk_count(),
-                "index_bytes": size, "last_sync": self.data.get("last_sync"),
-                "schema_version": SCHEMA_VERSION}
+        size = sum(os.path.getsize(p) for p in self.files_on_disk() if os.path.exists(p))
+        return {"files": len(self.data["files"]), "chunks": self.chunk_count(), "index_bytes": size,
+                "last_sync": self.data.get("last_sync"), "schema_version": SCHEMA_VERSION}
 
     # --- writes ------------------------------------------------------------
     def writer(self, rebuild=False):
         return _JsonWriter(self, rebuild)
 
     def backup_to(self, dest):
-        import shutil
-        shutil.copyfile(self.path, dest)
+        """One self-contained file: index.json with the terms and texts inside."""
+        import json
+        with open(dest, "w", encoding="utf-8") as f:
+            json.dump(dict(self.data, terms=bytes(self._terms.buf).decode("utf-8", "surrogatepass"),
+                           texts=bytes(self._texts).decode("utf-8", "surrogatepass")), f, ensure_ascii=False)
+
+
+def _file_text(lines, units):
+    """How the JSON index keeps a file: its lines, NUL, their units."""
+    return ("\n".join(lines) + "\0" + "\n".join(units)).encode("utf-8", "surrogatepass")
+
+
+def _split_file_text(data):
+    text, units = data.decode("utf-8", "surrogatepass").rsplit("\0", 1)
+    return text.split("\n"), units.split("\n")
+
+
+def _json_stored(c, file_lines, date, params):
+    """A StoredChunk from a JSON chunk record and its file's (lines, units)."""
+    lines, units = file_lines
+    text = chunk_text(lines, c.start_line, c.end_line, c.piece, params)
+    line_units = (analyse(text),) if c.piece else tuple(units[c.start_line - 1:c.end_line])
+    return StoredChunk(c.key, c.path, c.ordinal, c.start_line, c.end_line, c.heading, date, text, c.hash,
+                       line_units, c.head_units, c.length, c.norm_terms, c.n_grams)
+
+
+def _parse_postings(text):
+    out = {}
+    for item in text.split():
+        key, b, h = item.split(":")
+        out[int(key)] = (int(b), int(h))
+    return out
+
+
+def _json_index_problem(data):
+    """Why a loaded index.json is not an index of ours, or None."""
+    if not isinstance(data, dict):
+        return "not a memory index (a JSON %s)" % type(data).__name__
+    need = {"schema_version": int, "settings": str, "generation": int, "next_key": int,
+            "total_terms": int, "files": dict, "chunks": list, "chunk_fields": list}
+    for key, kind in need.items():
+        if not isinstance(data.get(key), kind):
+            if data.get("schema_version") != SCHEMA_VERSION and isinstance(data.get("schema_version"), int):
+                return None  # another version's index: rebuilt, not damaged
+            return "not a memory index (%s missing or wrong)" % key
+    if data["chunk_fields"] != list(JSON_CHUNK_FIELDS):
+        return "unknown chunk fields"
+    for path, entry in data["files"].items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("at"), list) \
+                or not all(k in entry for k in ("size", "mtime_ns", "hash", "issue", "date")):
+            return "bad file record for %s" % path
+    for row in data["chunks"]:
+        if not isinstance(row, list) or len(row) != len(JSON_CHUNK_FIELDS) or row[1] not in data["files"]:
+            return "bad chunk record"
+    return None
 
 
 class _JsonWriter:
-    """Changes to the JSON index, written atomically (temp file + rename) at the
-    end, under an exclusive lock file so two writers never interleave."""
+    """Changes to the JSON index, under an exclusive lock file so two writers
+    never interleave, written at the end: nothing on error."""
 
     def __init__(self, backend, rebuild):
         self.backend, self.rebuild = backend, rebuild
@@ -1357,70 +1857,146 @@ class _JsonWriter:
     def __enter__(self):
         self.lock.__enter__()
         try:
-            self.backend.open()  # re-read under the lock: another writer may have gone first
+            self.backend.open()  # read again under the lock: another writer may have gone first
         except BaseException:
             self.lock.__exit__(None, None, None)
             raise
+        backend = self.backend
+        data = backend.data
+        self.files = {p: dict(v) for p, v in data["files"].items()}
+        self.texts = {}  # path -> (lines, units) of files put now
+        self.chunks = {c.key: c for c in backend._chunks}
+        self.terms = _parse_terms(bytes(backend._terms.buf))  # {term: [df, postings text or dict]}
+        self.next_key, self.total = data["next_key"], data["total_terms"]
         if self.rebuild:
-            self.backend.data["files"], self.backend.data["chunks"] = {}, []
+            self.files, self.chunks, self.terms, self.total = {}, {}, {}, 0
         return self
 
     def known_files(self):
-        return self.backend.known_files()
+        return {p: FileState(v["size"], v["mtime_ns"], v["hash"]) for p, v in self.files.items()}
+
+    def _postings(self, term):
+        entry = self.terms.setdefault(term, [0, {}])
+        if not isinstance(entry[1], dict):
+            entry[1] = _parse_postings(entry[1])
+        return entry[1]
+
+    def _file_lines(self, path):
+        return self.texts[path] if path in self.texts else self.backend._file_lines(path)
 
     def remove(self, path):
-        data = self.backend.data
-        if path in data["files"]:
-            del data["files"][path]
-            data["chunks"] = [c for c in data["chunks"] if c[0] != path]
+        if path not in self.files:
+            return
+        entry, file_lines = self.files.pop(path), self._file_lines(path)
+        self.texts.pop(path, None)
+        expanded = {}
+        for key in [k for k, c in self.chunks.items() if c.path == path]:
+            c = self.chunks.pop(key)
+            stored = _json_stored(c, file_lines, entry["date"], self.backend.params)
+            terms = chunk_terms(stored.units, stored.head_units, expanded)
+            for term in set(terms.body.split()) | set(terms.head.split()):
+                self._postings(term).pop(key, None)
+            for feature in terms.features:
+                self.terms.setdefault(feature, [0, ""])[0] -= 1
+            self.total -= terms.length
 
     def put(self, f, analysed):
         self.remove(f.path)
-        data = self.backend.data
-        data["files"][f.path] = [f.size, f.mtime_ns, analysed.digest, analysed.issue]
-        date = file_date(f.path)
-        for chunk, body, head, packed, norm, _ in analysed.chunks:
-            words = unpack_terms(packed)[2]
-            data["chunks"].append([chunk.path, chunk.ordinal, chunk.start_line, chunk.end_line,
-                                   chunk.heading, date, chunk.text, body, head, words, norm, chunk.hash])
+        self.files[f.path] = {"size": f.size, "mtime_ns": f.mtime_ns, "hash": analysed.digest,
+                              "issue": analysed.issue, "date": file_date(f.path), "at": None}
+        self.texts[f.path] = (analysed.lines, analysed.units)
+        for item in analysed.chunks:
+            c, t, key = item.chunk, item.terms, self.next_key
+            self.next_key += 1
+            self.chunks[key] = JsonChunk(key, c.path, c.ordinal, c.start_line, c.end_line, c.piece,
+                                         c.heading, item.head_units, c.hash, t.length, t.norm_terms, t.n_grams)
+            body, head = Counter(t.body.split()), Counter(t.head.split())
+            for term in set(body) | set(head):
+                self._postings(term)[key] = (body.get(term, 0), head.get(term, 0))
+            self.total += t.length
+        if analysed.df is not None:
+            self.count_features(analysed.df)
 
     def count_features(self, df):
-        pass  # the JSON backend counts document frequencies when it loads
+        for feature, n in df.items():
+            self.terms.setdefault(feature, [0, ""])[0] += n
 
     def touch(self, f):
-        entry = self.backend.data["files"].get(f.path)
+        entry = self.files.get(f.path)
         if entry:
-            entry[:2] = [f.size, f.mtime_ns]
+            entry["size"], entry["mtime_ns"] = f.size, f.mtime_ns
 
     def __exit__(self, exc_type, exc, tb):
         try:
             if exc_type is None:
-                data = self.backend.data
-                data["chunks"].sort(key=lambda c: (c[0], c[1]))
-                data["last_sync"] = _now()
-                if self.backend.path:
-                    write_json_atomic(self.backend.path, data)
-            else:
-                self.backend.open()  # drop the half-made changes
+                self._commit()
         finally:
-            self.backend._postings = None
             self.lock.__exit__(None, None, None)
         return False
 
+    def _commit(self):
+        backend = self.backend
+        texts, offset = [], 0
+        for path in sorted(self.files):
+            blob = _file_text(*self._file_lines(path))
+            self.files[path]["at"] = [offset, len(blob)]
+            texts.append(blob)
+            offset += len(blob)
+        data = dict(backend.data, files=self.files, next_key=self.next_key, total_terms=self.total,
+                    last_sync=_now(), generation=backend.data["generation"] + 1,
+                    chunks=[list(c) for c in sorted(self.chunks.values(), key=lambda c: (c.path, c.ordinal))])
+        lines = []
+        for term, (df, postings) in self.terms.items():
+            if isinstance(postings, dict):
+                postings = " ".join("%d:%d:%d" % (k, b, h) for k, (b, h) in sorted(postings.items()))
+            if df > 0 or postings:
+                lines.append(("%s\t%d\t%s" % (term, max(df, 0), postings)).encode("utf-8", "surrogatepass"))
+        lines.sort(key=lambda line: line[:line.index(b"\t")])
+        terms_data, text_data = b"\n".join(lines), b"".join(texts)
+        if not backend.path:
+            backend._install(data, terms_data, text_data)
+            return
+        generation = data["generation"]
+        for kind, payload in (("terms", terms_data), ("text", text_data)):
+            write_bytes_atomic(backend._generation_path(kind, generation), payload)
+        write_json_atomic(backend.path, data)
+        backend.close()
+        backend._install(data, *backend._map_generation(generation))
+        keep = {os.path.basename(backend._generation_path(k, generation)) for k in ("terms", "text")}
+        for name in os.listdir(backend.index_dir):  # older generations
+            if name.endswith(".txt") and name.startswith(("terms-", "text-")) and name not in keep:
+                try:
+                    os.unlink(os.path.join(backend.index_dir, name))
+                except OSError:
+                    pass
 
-def write_json_atomic(path, data):
-    """Write JSON to a temporary file, then move it into place: never half a file."""
-    import json
+
+def _parse_terms(data):
+    terms = {}
+    for line in data.decode("utf-8", "surrogatepass").split("\n"):
+        if line:
+            term, df, postings = line.split("\t")
+            terms[term] = [int(df), postings]
+    return terms
+
+
+def write_bytes_atomic(path, data):
+    """Write to a temporary file, then move it into place: never half a file."""
     tmp = "%s.tmp-%d" % (path, os.getpid())
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False, separators=(",", ":"))
+        with open(tmp, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def write_json_atomic(path, data):
+    import json
+    write_bytes_atomic(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
 class _FileLock:
@@ -1447,6 +2023,252 @@ class _FileLock:
 
 
 # --------------------------------------------------------------------------
+# Link tables: the linker's entity mentions, kept beside the chunks.  A
+# mention row is (path, ordinal, key, kind, spelling, count); entity counts
+# and spellings are aggregates of those rows, kept up to date by adding a
+# file's new rows and subtracting its old ones.  The linker extracts; the
+# store keeps.  Their version (the extractor's, plus the index settings that
+# number the chunks) is checked on open: a change, or a damaged link table,
+# empties the link tables alone, and the linker fills them again.
+# --------------------------------------------------------------------------
+
+class LinkDelta:
+    """Aggregate changes from mention rows added (sign +1) or removed (sign -1).
+
+    Co-occurrence is not stored: every pair of entities in a chunk would be
+    quadratic (1.6 million rows for 668 CMRC chunks), while lookups and
+    pictures only need pairs among a few entities, cheap to count from the
+    mentions when asked."""
+
+    def __init__(self):
+        self.entities = {}        # key -> [chunks, files, mentions]
+        self.spellings = Counter()  # (key, spelling, kind) -> count
+
+    def add(self, rows, sign):
+        in_chunk, in_file = set(), set()
+        for path, ordinal, key, kind, spelling, n in rows:
+            in_chunk.add((key, path, ordinal))
+            in_file.add((key, path))
+            self.entities.setdefault(key, [0, 0, 0])[2] += sign * n
+            self.spellings[(key, spelling, kind)] += sign * n
+        for key, _, _ in in_chunk:
+            self.entities.setdefault(key, [0, 0, 0])[0] += sign
+        for key, _ in in_file:
+            self.entities.setdefault(key, [0, 0, 0])[1] += sign
+
+
+_LINK_SCHEMA = """
+CREATE TABLE link_meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
+CREATE TABLE link_files(path TEXT PRIMARY KEY, hash TEXT) WITHOUT ROWID;
+CREATE TABLE link_mentions(path TEXT, ordinal INTEGER, key TEXT, kind TEXT, spelling TEXT,
+                           count INTEGER, PRIMARY KEY(path, ordinal, key, kind, spelling)) WITHOUT ROWID;
+CREATE INDEX link_mentions_by_key ON link_mentions(key);
+CREATE TABLE link_entities(key TEXT PRIMARY KEY, chunks INTEGER, files INTEGER,
+                           mentions INTEGER) WITHOUT ROWID;
+CREATE TABLE link_spellings(key TEXT, spelling TEXT, kind TEXT, count INTEGER,
+                            PRIMARY KEY(key, spelling, kind)) WITHOUT ROWID;
+"""
+_LINK_TABLES = ("link_meta", "link_files", "link_mentions", "link_entities", "link_spellings")
+
+
+class SqliteLinks:
+    """Link tables inside the SQLite index; one transaction per change."""
+
+    def __init__(self, backend):
+        self.backend = backend
+
+    @property
+    def conn(self):  # the backend's current connection (recovery may have replaced it)
+        return self.backend.conn
+
+    def ensure(self, version):
+        """Make the link tables exist with this version; empty them otherwise."""
+        version = "%s %s" % (version, self.backend.settings)
+        if self._version() == version:
+            return
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if self._version() != version:
+                for table in _LINK_TABLES:
+                    conn.execute("DROP TABLE IF EXISTS %s" % table)
+                for statement in _LINK_SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute("INSERT INTO link_meta VALUES('version', ?)", (version,))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _version(self):
+        present = {n for n, in self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'link\\_%' ESCAPE '\\'")}
+        if not all(t in present for t in _LINK_TABLES):
+            return None  # missing or damaged: made again
+        row = self.conn.execute("SELECT value FROM link_meta WHERE key='version'").fetchone()
+        return row[0] if row else None
+
+    def known_files(self):
+        return dict(self.conn.execute("SELECT path, hash FROM link_files"))
+
+    def apply(self, changes):
+        """changes: [(path, new hash or None if removed, new mention rows)]."""
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            delta = LinkDelta()
+            for path, digest, rows in changes:
+                old = conn.execute("SELECT path, ordinal, key, kind, spelling, count FROM link_mentions "
+                                   "WHERE path=?", (path,)).fetchall()
+                delta.add(old, -1)
+                delta.add(rows, +1)
+                conn.execute("DELETE FROM link_mentions WHERE path=?", (path,))
+                conn.executemany("INSERT INTO link_mentions VALUES(?, ?, ?, ?, ?, ?)", rows)
+                if digest is None:
+                    conn.execute("DELETE FROM link_files WHERE path=?", (path,))
+                else:
+                    conn.execute("INSERT OR REPLACE INTO link_files VALUES(?, ?)", (path, digest))
+            self._apply_delta(delta)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def _apply_delta(self, delta):
+        conn = self.conn
+        ent = [(k, c, f, m) for k, (c, f, m) in delta.entities.items() if c or f or m]
+        conn.executemany("INSERT OR IGNORE INTO link_entities VALUES(?, 0, 0, 0)", [(e[0],) for e in ent])
+        conn.executemany("UPDATE link_entities SET chunks=chunks+?, files=files+?, mentions=mentions+? "
+                         "WHERE key=?", [(c, f, m, k) for k, c, f, m in ent])
+        conn.execute("DELETE FROM link_entities WHERE chunks <= 0")
+        sp = [(k, s, kind, n) for (k, s, kind), n in delta.spellings.items() if n]
+        conn.executemany("INSERT OR IGNORE INTO link_spellings VALUES(?, ?, ?, 0)", [r[:3] for r in sp])
+        conn.executemany("UPDATE link_spellings SET count=count+? WHERE key=? AND spelling=? AND kind=?",
+                         [(n, k, s, kind) for k, s, kind, n in sp])
+        conn.execute("DELETE FROM link_spellings WHERE count <= 0")
+
+    # --- reads ---
+    def entity_rows(self):
+        return self.conn.execute("SELECT key, chunks, files, mentions FROM link_entities").fetchall()
+
+    def spelling_rows(self):
+        return self.conn.execute("SELECT key, spelling, kind, count FROM link_spellings").fetchall()
+
+    def mentions_of(self, keys):
+        """[(key, path, ordinal, count)] of every chunk mentioning one of the keys."""
+        out = []
+        for part in _batched(keys):
+            out.extend(self.conn.execute(
+                "SELECT key, path, ordinal, sum(count) FROM link_mentions WHERE key IN (%s) "
+                "GROUP BY key, path, ordinal" % ",".join("?" * len(part)), part))
+        return out
+
+    def mentions_in(self, path, ordinal=None):
+        sql = "SELECT key, path, ordinal, sum(count) FROM link_mentions WHERE path=?"
+        args = [path]
+        if ordinal is not None:
+            sql += " AND ordinal=?"
+            args.append(ordinal)
+        return self.conn.execute(sql + " GROUP BY key, path, ordinal", args).fetchall()
+
+    def keys_in_chunks(self, refs):
+        """{(path, ordinal): set of keys} for the given chunks."""
+        out = {}
+        wanted = set(refs)
+        for path in {p for p, _ in wanted}:
+            for key, ordinal in self.conn.execute(
+                    "SELECT DISTINCT key, ordinal FROM link_mentions WHERE path=?", (path,)):
+                if (path, ordinal) in wanted:
+                    out.setdefault((path, ordinal), set()).add(key)
+        return out
+
+
+class JsonLinks:
+    """The same information in `links.json` (for the JSON backend).  Only the
+    mention rows are stored; the aggregates are made on load, which suits
+    the small folders the JSON backend is meant for."""
+
+    filename = "links.json"
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.files, self.rows = {}, {}
+
+    @property
+    def path(self):
+        return os.path.join(self.backend.index_dir, self.filename) if self.backend.index_dir else None
+
+    def ensure(self, version):
+        version = "%s %s" % (version, self.backend.settings)
+        self.version, self.files, self.rows = version, {}, {}
+        if self.path and os.path.exists(self.path):
+            import json
+            try:
+                with open(self.path, encoding="utf-8") as f:
+                    data = json.load(f)
+                if data.get("version") == version:
+                    self.files = dict(data["files"])
+                    self.rows = {p: [tuple(r) for r in rs] for p, rs in data["mentions"].items()}
+            except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+                self.files, self.rows = {}, {}  # damaged: the linker fills it again
+        self._aggregate()
+
+    def known_files(self):
+        return dict(self.files)
+
+    def apply(self, changes):
+        for path, digest, rows in changes:
+            self.rows.pop(path, None)
+            self.files.pop(path, None)
+            if digest is not None:
+                self.files[path] = digest
+                self.rows[path] = [tuple(r) for r in rows]
+        if self.path:
+            write_json_atomic(self.path, {"version": self.version, "files": self.files, "mentions": self.rows})
+        self._aggregate()
+
+    def _aggregate(self):
+        delta = LinkDelta()
+        for rows in self.rows.values():
+            delta.add(rows, +1)
+        self._entities = [(k, c, f, m) for k, (c, f, m) in delta.entities.items() if c > 0]
+        self._spellings = [(k, s, kind, n) for (k, s, kind), n in delta.spellings.items() if n > 0]
+        by_key = {}
+        for path, rows in self.rows.items():
+            for _, ordinal, key, _, _, n in rows:
+                chunks = by_key.setdefault(key, Counter())
+                chunks[(path, ordinal)] += n
+        self._by_key = by_key
+
+    def entity_rows(self):
+        return list(self._entities)
+
+    def spelling_rows(self):
+        return list(self._spellings)
+
+    def mentions_of(self, keys):
+        return [(k, p, o, n) for k in keys for (p, o), n in self._by_key.get(k, {}).items()]
+
+    def mentions_in(self, path, ordinal=None):
+        out = Counter()
+        for _, o, key, _, _, n in self.rows.get(path, []):
+            if ordinal is None or o == ordinal:
+                out[(key, o)] += n
+        return [(k, path, o, n) for (k, o), n in out.items()]
+
+    def keys_in_chunks(self, refs):
+        wanted = set(refs)
+        out = {}
+        for path in {p for p, _ in wanted}:
+            for _, o, key, _, _, _ in self.rows.get(path, []):
+                if (path, o) in wanted:
+                    out.setdefault((path, o), set()).add(key)
+        return out
+
+
+# --------------------------------------------------------------------------
 # MemoryStore: the one entry point for the other modules.
 # --------------------------------------------------------------------------
 
@@ -1454,7 +2276,7 @@ BACKUPS_KEPT = 3
 
 
 class _BackgroundScan:
-    """A sync's stat pass running beside the caller (see MemoryStore.start_scan)."""
+    """A sync's stat pass running beside the caller (see MemoryStore.answer_fresh)."""
 
     def __init__(self, store):
         import threading
@@ -1475,14 +2297,14 @@ class _BackgroundScan:
             raise self.result
         found, _ = self.result
         store = self.store
-        changed, removed, _ = store._guarded(lambda: plan_sync(store.backend.known_files(), found))
+        changed, removed, _ = plan_sync(store.known_files(), found)
         if not changed and not removed:
             return False
-        store._guarded(store._sync, scan=self.result)
+        store._recovering(store._sync, scan=self.result, resync=False)
         return True
 
 
-def _write_error(exc, index_dir):
+def write_failure(exc, index_dir):
     """A StoreError for failures a user can act on (busy, full, read-only), else None."""
     msg = str(exc).lower()
     if "locked" in msg or "busy" in msg:
@@ -1503,15 +2325,19 @@ def locate_index_dir(root):
         if _writable_dir(explicit):
             return explicit
         raise StoreError("index folder is not writable: %s" % explicit)
-    for where in (lambda: os.path.join(root, INDEX_DIRNAME), lambda: _cache_dir(root)):
+    for where in (lambda: os.path.join(root, INDEX_DIRNAME), lambda: user_cache_dir(root)):
         path = where()  # the cache path costs a hashlib import: only when needed
         if _writable_dir(path):
             return path
     return None
 
 
-def _cache_dir(root):
+def user_cache_dir(root=None):
+    """$XDG_CACHE_HOME/memory-suite (default ~/.cache/...), or its folder for
+    the index of a memory folder (keyed by the folder's path)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if root is None:
+        return os.path.join(base, "memory-suite")
     import hashlib
     key = hashlib.sha1(root.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return os.path.join(base, "memory-suite", key)
@@ -1525,16 +2351,29 @@ def _writable_dir(path):
     return os.access(path, os.W_OK | os.X_OK)
 
 
+class _Recovering:
+    """A backend part (the link tables) whose calls recover from a damaged index."""
+
+    def __init__(self, store, part):
+        self._store, self._part = store, part
+
+    def __getattr__(self, name):
+        # looked up at each call: recovery may have replaced the backend's connection
+        return lambda *args: self._store._recovering(
+            lambda: getattr(getattr(self._store.backend, self._part), name)(*args))
+
+
 class MemoryStore:
     """A memory folder and its index.
 
     >>> store = MemoryStore("~/notes")      # doctest: +SKIP
-    >>> store.sync()                        # cheap when nothing changed
+    >>> store.refresh()                     # cheap when nothing changed
     """
 
-    def __init__(self, root=None, backend=None, index_dir=None, warn=None):
+    def __init__(self, root=None, backend=None, index_dir=None, warn=None, params=None):
         self.root = resolve_memory_dir(root)
-        self.warn = warn or (lambda msg: sys.stderr.write(msg + "\n"))
+        self.params = params or DEFAULT_PARAMS
+        self.warn = warn or (lambda msg: sys.stderr.write("memory: %s\n" % msg))
         if index_dir and not _writable_dir(index_dir):
             raise StoreError("index folder is not writable: %s" % index_dir)
         self.index_dir = index_dir or locate_index_dir(self.root)
@@ -1543,6 +2382,7 @@ class MemoryStore:
             raise StoreError("unknown backend %r (use auto, sqlite or json)" % requested)
         self.fallback_reason = None
         self.last_report = None
+        self.stale = False  # True when the last refresh could not update the index
         if requested != "json":
             reason = self._open_sqlite()
             if reason is None:
@@ -1550,21 +2390,28 @@ class MemoryStore:
             if requested == "sqlite":
                 raise StoreError("SQLite backend unavailable: " + reason)
             self.fallback_reason = reason
-        self.backend = JsonBackend(self.index_dir)
-        self._guarded(self.backend.open)
+        self.backend = JsonBackend(self.index_dir, self.params, self.warn)
+        self._open_backend()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
 
     def _open_sqlite(self):
         """Open the SQLite index; None, or why SQLite with FTS5 cannot be used here.
         (No separate FTS5 probe: opening the index shows whether FTS5 works.)"""
         try:
-            self.backend = SqliteBackend(self.index_dir)
+            self.backend = SqliteBackend(self.index_dir, self.params, self.warn)
         except ImportError:
             return "the sqlite3 module is not available"
         existed = [p for p in self.backend.files_on_disk() if os.path.exists(p)]
         try:
-            self._guarded(self.backend.open)
-        except self.backend.sqlite3.OperationalError as exc:
-            if "fts5" not in str(exc).lower():
+            self._open_backend()
+        except (NoFts5, self.backend.sqlite3.OperationalError) as exc:
+            if not isinstance(exc, NoFts5) and "fts5" not in str(exc).lower():
                 raise
             self.backend.close()
             for path in self.backend.files_on_disk():  # leave no SQLite file behind
@@ -1573,23 +2420,30 @@ class MemoryStore:
             return "this SQLite (%s) has no FTS5" % self.backend.sqlite3.sqlite_version
         return None
 
+    def _open_backend(self):
+        try:
+            self.backend.open()
+        except IndexDamaged as exc:
+            self._quarantine(exc)
+            self.backend.open()
+
     # --- recovery ----------------------------------------------------------
-    def _guarded(self, fn, *args, **kwargs):
-        """Run fn; if the index turns out damaged, move it aside, rebuild, retry once."""
+    def _recovering(self, fn, *args, **kwargs):
+        """Run fn; if the index turns out to be damaged (and only then), move it
+        aside, index the folder again, and run fn once more.  resync=False for
+        fn that sync themselves."""
+        resync = kwargs.pop("resync", True)
         try:
             return fn(*args, **kwargs)
         except Exception as exc:
-            if not self.backend.is_damage(exc):
-                if isinstance(exc, (StoreError, OSError)):
-                    raise
-                known = _write_error(exc, self.index_dir)  # busy, full, read-only: say so
-                if known:
-                    raise known
+            if not isinstance(exc, IndexDamaged) and not self.backend.is_corruption(exc):
                 raise
-            self._quarantine(exc)
-            self.backend.open()
-            self._sync(rebuild=True)
-            return fn(*args, **kwargs)
+            damage = exc
+        self._quarantine(damage)
+        self.backend.open()
+        if resync:
+            self._sync()
+        return fn(*args, **kwargs)
 
     def _quarantine(self, exc):
         self.backend.close()
@@ -1600,25 +2454,52 @@ class MemoryStore:
                 target = "%s.damaged-%s" % (path, stamp)
                 os.replace(path, target)
                 moved = moved or target
-        self.warn("memory: index was damaged (%s); moved it to %s and rebuilt it from the Markdown"
+        self.warn("index was damaged (%s); moved it to %s and rebuilt it from the Markdown"
                   % (str(exc).splitlines()[0] if str(exc) else type(exc).__name__, moved or "nowhere"))
 
-    # --- sync --------------------------------------------------------------
+    # --- keeping the index fresh -------------------------------------------
     def sync(self):
-        """Bring the index up to date with the folder; cheap when nothing changed."""
-        return self._guarded(self._sync)
+        """Bring the index up to date with the folder; cheap when nothing changed.
+        Raises StoreError when the index cannot be written."""
+        return self._recovering(self._sync, resync=False)
+
+    def refresh(self):
+        """The freshness policy every door uses (CLI, MCP server, watch):
+        sync before answering; if the index cannot be written (another process
+        busy, a full disk), warn and answer from the last good index, with
+        self.stale set.  Returns self.stale."""
+        try:
+            self.sync()
+            self.stale = False
+        except StoreError as exc:
+            self.warn("warning: %s; answers may be stale" % exc)
+            self.stale = True
+        return self.stale
+
+    def answer_fresh(self, answer):
+        """answer() computed on an up-to-date index.  A small index is
+        refreshed first; on a large one the stat pass runs in a thread while
+        answer() runs on the index as it is, and answer() runs again only if
+        something changed (rarely)."""
+        if self.chunk_count() < self.params.background_scan_chunks:
+            self.refresh()
+            return answer()
+        scan = _BackgroundScan(self)
+        result = answer()
+        try:
+            if scan.finish():
+                result = answer()
+            self.stale = False
+        except StoreError as exc:
+            self.warn("warning: %s; answers may be stale" % exc)
+            self.stale = True
+        return result
 
     def rebuild(self):
         """Back up the index (keeping the last few), then rebuild it from scratch."""
         backup = self._backup()
-        report = self._guarded(self._sync, rebuild=True)
+        report = self._recovering(self._sync, rebuild=True, resync=False)
         return report, backup
-
-    def start_scan(self):
-        """Begin the stat pass of a sync in a background thread.  It mostly
-        waits on the file system, so a query on the current index can run
-        meanwhile; finish() then syncs if anything changed."""
-        return _BackgroundScan(self)
 
     def _sync(self, rebuild=False, scan=None):
         found, problems = scan or discover(self.root, self.index_dir)
@@ -1628,11 +2509,15 @@ class MemoryStore:
                 self.last_report = SyncReport([], [], [], sorted(unchanged), sorted(problems))
                 return self.last_report
         try:
-            report = self._write_changes(found, problems, rebuild)
+            report = self._write_changes(found, list(problems), rebuild)
         except OSError as exc:
             raise StoreError("cannot write the index in %s: %s" % (self.index_dir, exc.strerror or exc))
+        except (IndexDamaged, StoreError):
+            raise
         except Exception as exc:
-            raise _write_error(exc, self.index_dir) or exc
+            if self.backend.is_corruption(exc):
+                raise
+            raise write_failure(exc, self.index_dir) or exc
         self.last_report = report
         return report
 
@@ -1644,8 +2529,8 @@ class MemoryStore:
             changed, removed, unchanged = plan_sync(known, found)
             for path in removed:
                 w.remove(path)
-            tasks = [(f, known[f.path][2] if f.path in known else None) for f in changed]
-            for f, analysed in analyse_files(tasks):
+            tasks = [(f, known[f.path].hash if f.path in known else None) for f in changed]
+            for f, analysed in analyse_files(tasks, self.params):
                 if f is None:
                     w.count_features(analysed)
                     continue
@@ -1660,15 +2545,11 @@ class MemoryStore:
         return SyncReport(sorted(added), sorted(updated), sorted(removed),
                           sorted(unchanged + touched), sorted(problems))
 
-    def stale(self):
-        """What a sync would change, without writing: (changed, removed) paths."""
-        changed, removed, _ = self._stale_and_skipped()
-        return changed, removed
-
-    def _stale_and_skipped(self):
-        """(changed paths, removed paths, (path, issue) skipped by discovery)."""
+    def stale_files(self):
+        """What a sync would change, without writing: (changed, removed, skipped)
+        paths, skipped being (path, issue) pairs discovery passed over."""
         found, skipped = discover(self.root, self.index_dir)
-        changed, removed, _ = self._guarded(lambda: plan_sync(self.backend.known_files(), found))
+        changed, removed, _ = plan_sync(self.known_files(), found)
         return [f.path for f in changed], removed, skipped
 
     def _backup(self):
@@ -1687,7 +2568,7 @@ class MemoryStore:
         except Exception as exc:
             if os.path.exists(partial):
                 os.unlink(partial)
-            self.warn("memory: could not back up the index (%s); rebuilding anyway" % exc)
+            self.warn("could not back up the index (%s); rebuilding anyway" % exc)
             return None
         olds = sorted(n for n in os.listdir(folder) if n.endswith(self.backend.filename))
         for old in olds[:-BACKUPS_KEPT]:
@@ -1695,34 +2576,58 @@ class MemoryStore:
         return dest
 
     # --- reads -------------------------------------------------------------
+    @property
+    def backend_name(self):
+        return self.backend.name
+
     def keyword(self, terms, limit, filters=None, require_all=False, prefixes=()):
-        return self._guarded(self.backend.keyword, terms, limit, filters, require_all, prefixes)
+        """[(key, BM25)] best first: chunks holding any of the terms (all, with
+        require_all), or words starting with one of the prefixes."""
+        return self._recovering(self.backend.keyword, terms, limit, filters, require_all, prefixes)
 
     def fetch(self, keys):
-        return self._guarded(self.backend.fetch, keys)
+        """{key: StoredChunk}."""
+        return self._recovering(self.backend.fetch, keys)
+
+    def chunks_of(self, path):
+        """[StoredChunk] of one file, in order."""
+        return self._recovering(self.backend.chunks_of, path)
 
     def doc_freqs(self, terms):
-        return self._guarded(self.backend.doc_freqs, terms)
+        """{feature: number of chunks holding it}, for the features the index holds."""
+        return self._recovering(self.backend.doc_freqs, terms)
+
+    def known_files(self):
+        """{path: FileState} of every indexed file."""
+        return self._recovering(self.backend.known_files)
+
+    def file_dates(self):
+        """{path: YYYY-MM-DD or None} of every indexed file."""
+        return self._recovering(self.backend.file_dates)
 
     def chunk_count(self):
-        return self.backend.chunk_count()
+        return self._recovering(self.backend.chunk_count)
 
     def total_terms(self):
-        return self.backend.total_terms()
+        return self._recovering(self.backend.total_terms)
 
-    def chunk_keys(self, path, ordinal=None):
-        return self.backend.chunk_keys(path, ordinal)
+    def links(self, version):
+        """The link tables for an extractor version (emptied when it changes)."""
+        self._recovering(self.backend.links.ensure, version)
+        return _Recovering(self, "links")
 
     def status(self):
-        stats = self._guarded(self.backend.stats)
-        changed, removed, skipped = self._stale_and_skipped()
+        """The index's state: backend, size, files, problems, what is stale."""
+        stats = self._recovering(self.backend.stats)
+        changed, removed, skipped = self.stale_files()
         issues = sorted(set(self.backend.file_issues()) | set(skipped))
+        on_disk = self.backend.files_on_disk()
         return dict(stats, **{
             "memory_dir": self.root,
             "backend": self.backend.name,
             "fts5": sqlite_unavailable_reason() is None,
             "fallback_reason": self.fallback_reason,
-            "index_path": self.backend.files_on_disk()[0] if self.backend.files_on_disk() else ":memory:",
+            "index_path": on_disk[0] if on_disk else ":memory:",
             "stale_files": sorted(changed + removed),
             "problem_files": [{"path": p, "issue": i} for p, i in issues],
         })
@@ -1730,3 +2635,277 @@ class MemoryStore:
     def close(self):
         self.backend.close()
 
+
+# --------------------------------------------------------------------------
+# Command line: what search.sh, reindex.sh and link.sh share.  A small
+# option parser instead of argparse (argparse costs ~10 ms per process to
+# import and build, a third of an agent's cold-start budget), JSON written
+# by hand (importing json costs ~2.5 ms), one error reporter.
+# --------------------------------------------------------------------------
+
+Opt = namedtuple("Opt", "flags dest metavar convert help")
+Opt.__doc__ = "An option: metavar None means a flag (no value)."
+
+
+def to_date(value):
+    import datetime
+    try:
+        if not re.match(r"^\d{4}-\d{2}-\d{2}$", value):
+            raise ValueError
+        datetime.date(*map(int, value.split("-")))
+    except (ValueError, TypeError):
+        raise UsageError("not a date (YYYY-MM-DD): %r" % value)
+    return value
+
+
+def to_positive_int(value):
+    try:
+        n = int(value)
+    except ValueError:
+        raise UsageError("not a whole number: %r" % value)
+    if n < 1:
+        raise UsageError("must be 1 or more: %r" % value)
+    return n
+
+
+def to_count(value):
+    """A whole number, 0 allowed."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise UsageError("not a whole number: %r" % value)
+    if n < 0:
+        raise UsageError("must be 0 or more: %r" % value)
+    return n
+
+
+def to_unit_score(value):
+    try:
+        x = float(value)
+    except ValueError:
+        raise UsageError("not a number: %r" % value)
+    if not 0.0 <= x <= 1.0:
+        raise UsageError("must be between 0 and 1: %r" % value)
+    return x
+
+
+def to_choice(*names):
+    def convert(value):
+        if value not in names:
+            raise UsageError("%r is not one of: %s" % (value, ", ".join(names)))
+        return value
+    return convert
+
+
+def to_folder(value):
+    if not value.strip():
+        raise UsageError("empty folder name")
+    return value
+
+
+COMMON_OPTS = [
+    Opt(("--dir",), "dir", "DIR", to_folder, "memory folder (default: $MEMORY_DIR, else the workspace "
+                                              "the suite sits in)"),
+    Opt(("--json",), "json", None, None, "print one JSON object"),
+    Opt(("--backend",), "backend", "NAME", to_choice("auto", "sqlite", "json"),
+        "index backend: auto (default), sqlite or json"),
+]
+
+
+class Args(dict):
+    """Parsed options, read as attributes; a name no option defines is an
+    AttributeError (a misspelling must not read as 'not given')."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError("no option named %r" % name)
+
+
+def parse_args(argv, opts, takes_words=True):
+    """Options and positional words (args.words).  '--' ends options; --opt=value works."""
+    by_flag = {f: o for o in opts for f in o.flags}
+    args = Args({o.dest: (False if o.metavar is None else None) for o in opts})
+    args["help"] = False
+    args["words"] = words = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg == "--":
+            words.extend(argv[i:])
+            break
+        if not arg.startswith("-") or arg == "-":
+            words.append(arg)
+            continue
+        if arg in ("-h", "--help"):
+            args["help"] = True
+            continue
+        flag, eq, inline = arg.partition("=")
+        opt = by_flag.get(flag)
+        if opt is None:
+            hint = (" (to search for text that starts with '-', put -- before it: -- %s)" % arg
+                    if takes_words else "")
+            raise UsageError("unknown option %s%s" % (flag, hint))
+        if opt.metavar is None:
+            if eq:
+                raise UsageError("%s takes no value" % flag)
+            args[opt.dest] = True
+            continue
+        if not eq:
+            if i >= len(argv):
+                raise UsageError("%s needs a value (%s)" % (flag, opt.metavar))
+            inline = argv[i]
+            i += 1
+        try:
+            args[opt.dest] = opt.convert(inline)
+        except UsageError as exc:
+            raise UsageError("%s: %s" % (flag, exc))
+    return args
+
+
+def format_help(usage, description, opts, epilog=""):
+    lines = ["usage: " + usage, "", description, "", "options:"]
+    for o in opts:
+        left = ", ".join(o.flags) + ("" if o.metavar is None else " " + o.metavar)
+        lines.append("  %-22s %s" % (left, o.help))
+    lines.append("  %-22s %s" % ("-h, --help", "show this help"))
+    return "\n".join(lines) + ("\n\n" + epilog if epilog else "") + "\n"
+
+
+Command = namedtuple("Command", "opts usage description handler takes_words")
+Command.__new__.__defaults__ = (True,)
+Command.__doc__ = "A subcommand: its options, usage line, description and handler(args) -> exit code."
+
+
+def split_subcommand(argv, commands):
+    """(subcommand or None, the other arguments).  The first word that is not
+    an option (or an option's value) picks the subcommand; after '--' all is words."""
+    takes_value = {f for c in commands.values() for o in c.opts if o.metavar for f in o.flags}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            break
+        if arg.startswith("-"):
+            i += 2 if arg in takes_value else 1
+            continue
+        if arg in commands:
+            return arg, argv[:i] + argv[i + 1:]
+        break
+    return None, argv
+
+
+def run_cli(argv, commands, prog, main_help=""):
+    """Shared CLI driver: parse, run, map errors to exit codes (0 ok, 1 runtime
+    error, 2 usage error), one line on stderr; MEMORY_DEBUG=1 adds the traceback."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):  # odd bytes in a query or a file never crash output
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
+    as_json = "--json" in argv[:argv.index("--")] if "--" in argv else "--json" in argv
+    try:
+        name, rest = split_subcommand(argv, commands)
+        command = commands[name]
+        args = parse_args(rest, command.opts, command.takes_words)
+        args["prog"] = prog
+        if args.help:
+            sys.stdout.write(format_help(command.usage, command.description, command.opts,
+                                         main_help if name is None else ""))
+            return 0
+        return command.handler(args)
+    except UsageError as exc:
+        return report_error("%s; see --help" % exc, 2, as_json, prog)
+    except StoreError as exc:
+        return report_error(exc, 1, as_json, prog)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # never a traceback for a user; say what broke
+        if os.environ.get("MEMORY_DEBUG"):
+            import traceback
+            traceback.print_exc()
+        return report_error("unexpected %s: %s (MEMORY_DEBUG=1 shows where)" % (type(exc).__name__, exc),
+                            1, as_json, prog)
+
+
+def report_error(message, code, as_json=False, prog="search"):
+    """One line on stderr (and a JSON error object on stdout with --json)."""
+    message = " ".join(str(message).split())
+    sys.stderr.write("%s: error: %s\n" % (prog, message))
+    if as_json:
+        print_json({"error": message})
+    return code
+
+
+def cli_store(args):
+    """The MemoryStore a command works on (--dir, --backend), its warnings
+    prefixed with the command's name."""
+    backend = args.backend or os.environ.get("MEMORY_BACKEND")
+    if backend and backend.lower() not in ("auto", "sqlite", "json"):
+        raise UsageError("MEMORY_BACKEND=%r is not one of: auto, sqlite, json" % backend)
+    prog = args.get("prog", "memory")
+    return MemoryStore(args.dir, backend=backend, warn=lambda msg: sys.stderr.write("%s: %s\n" % (prog, msg)))
+
+
+def no_words(args):
+    if args.words:
+        raise UsageError("unexpected argument %r (to search for words that start with a command's "
+                         "name, put -- before them: search.sh -- status report)" % args.words[0])
+
+
+def use_colour(stream=None):
+    stream = stream or sys.stdout
+    return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+def pad(text, width):
+    """Left-align text in a column, counting wide (CJK) characters as two."""
+    shown = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return text + " " * max(0, width - shown)
+
+
+def plural(n, word, words=None):
+    """'1 file', '2 files'."""
+    return "%d %s" % (n, word if n == 1 else (words or word + "s"))
+
+
+def human_bytes(n):
+    if n < 1024:
+        return "%d B" % n
+    for unit in ("KiB", "MiB", "GiB"):
+        n /= 1024.0
+        if n < 1024 or unit == "GiB":
+            return "%.1f %s" % (n, unit)
+
+
+def print_json(obj):
+    sys.stdout.write(to_json(obj) + "\n")
+
+
+_JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+                 "\b": "\\b", "\f": "\\f"}
+_JSON_ESCAPES.update({chr(i): "\\u%04x" % i for i in range(32) if chr(i) not in _JSON_ESCAPES})
+_JSON_ESCAPES.update({"\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def to_json(obj):
+    """JSON text of plain data (what json.dumps(obj, ensure_ascii=False) gives)."""
+    if isinstance(obj, str):
+        return '"' + "".join(_JSON_ESCAPES.get(c, c) for c in obj) + '"' \
+            if any(c in _JSON_ESCAPES for c in obj) else '"' + obj + '"'
+    if obj is None:
+        return "null"
+    if obj is True or obj is False:
+        return "true" if obj else "false"
+    if isinstance(obj, (int, float)):
+        if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
+            return "null"
+        return repr(obj)
+    if isinstance(obj, dict):
+        return "{" + ", ".join(to_json(str(k)) + ": " + to_json(v) for k, v in obj.items()) + "}"
+    if isinstance(obj, (list, tuple)):
+        return "[" + ", ".join(to_json(v) for v in obj) + "]"
+    return to_json(str(obj))

@@ -28,7 +28,7 @@ class ChunkLineRangesTest(unittest.TestCase):
 
     def test_long_section_is_windowed_with_overlap(self):
         text = "## Long\n" + numbered(30)
-        chunks = ms.chunk_markdown("l.md", text, max_lines=8, overlap=2)
+        chunks = ms.chunk_markdown("l.md", text, ms.Params(chunk_lines=8, chunk_overlap=2))
         self.assertGreater(len(chunks), 3)
         for a, b in zip(chunks, chunks[1:]):
             self.assertEqual(b.start_line, a.end_line - 1, "2-line overlap")
@@ -39,7 +39,7 @@ class ChunkLineRangesTest(unittest.TestCase):
 
     def test_chunk_respects_character_bound(self):
         text = numbered(8, "x" * 500)
-        chunks = ms.chunk_markdown("c.md", text, max_chars=1200)
+        chunks = ms.chunk_markdown("c.md", text, ms.Params(chunk_chars=1200))
         self.assertTrue(all(len(c.text) <= 1200 for c in chunks))
         self.check_ranges_match_text(text, chunks)
 

@@ -187,7 +187,7 @@ class FuzzQueriesTest(TempMemory):
                 except memory_search.UsageError:
                     self.assertEqual(q.strip(), "", repr(q))
                     continue
-                doc = json.loads(memory_search.to_json(
+                doc = json.loads(ms.to_json(
                     {"query": q, "results": [memory_search.hit_json(h) for h in hits]}))
                 self.assertEqual(doc["query"], q)
 

@@ -127,8 +127,7 @@ class ExampleFolderSearchTest(TempMemory):
                         self.assertTrue(a.end_line < b.start_line or b.end_line < a.start_line, (q, a.id, b.id))
             for h in hits:
                 path, ordinal = h.id.rsplit("#", 1)
-                keys = self.store.chunk_keys(path, int(ordinal))
-                chunk = self.store.fetch(keys)[keys[0]]
+                chunk = [c for c in self.store.chunks_of(path) if c.ordinal == int(ordinal)][0]
                 self.assertTrue(chunk.start_line <= h.start_line <= chunk.end_line, (q, h.id, h.start_line))
                 self.assertEqual(h.heading, chunk.heading)
 
@@ -136,7 +135,7 @@ class ExampleFolderSearchTest(TempMemory):
         for q in ("OpenClaw", "RSS", "京都"):
             for h in self.top(q, limit=10):
                 self.assertLessEqual(h.end_line - h.start_line + 1,
-                                     max(search_mod.MERGE_MAX_LINES, ms.CHUNK_MAX_LINES))
+                                     max(ms.DEFAULT_PARAMS.merge_max_lines, ms.DEFAULT_PARAMS.chunk_lines))
                 lines = ms.read_memory_lines(self.dir, h.path)
                 self.assertEqual(h.text, "\n".join(lines[h.start_line - 1:h.end_line]))
 
