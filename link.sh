@@ -1,7 +1,9 @@
 #!/bin/sh
 # Thin wrapper: find this script's own folder (through symlinks) and run
 # memory_linker.main there, passing every argument through unchanged.  Importing
-# (rather than running the file) lets Python reuse its compiled bytecode;
+# (rather than running the file) lets Python reuse its compiled bytecode; where
+# it cannot be written beside the scripts (a read-only folder, or
+# PYTHONDONTWRITEBYTECODE set) it is kept in ~/.cache/memory-suite/pycache.
 # -S skips site-packages (the suite needs only the standard library), which
 # saves ~5 ms of every call's start-up.
 self=$0
@@ -10,4 +12,7 @@ while [ -L "$self" ]; do
     case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
 done
 DIR=$(cd "$(dirname "$self")" && pwd -P) || exit 1
-exec "${MEMORY_PYTHON:-python3}" -S -c 'import sys; sys.path[0] = sys.argv.pop(1); from memory_linker import main; sys.exit(main(sys.argv[1:]))' "$DIR" "$@"
+exec "${MEMORY_PYTHON:-python3}" -S -c 'import os, sys; d = sys.path[0] = sys.argv.pop(1)
+if sys.dont_write_bytecode or not os.access(d, os.W_OK):
+    sys.dont_write_bytecode, sys.pycache_prefix = False, os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "memory-suite", "pycache")
+from memory_linker import main; sys.exit(main(sys.argv[1:]))' "$DIR" "$@"

@@ -120,12 +120,29 @@ class IndexDamaged(Exception):
 # Runs of letters and digits, joined by connectors inside codes (KX-4471).
 # CJK characters count as letters here and are split out afterwards.
 _RUN_RE = re.compile(r"[^\W_]+(?:[-_.:/@+][^\W_]+)*")
-_CONNECTORS = re.compile(r"[-_.:/@+]")
+_CONNECTORS_TO_SPACE = str.maketrans("-_.:/@+", "       ")
 # CJK stretches found in UTF-8 bytes: a str class of the CJK ranges costs
 # ~2 ms to compile (every process would pay it), this one ~0.2 ms.  CJK is
 # U+3040-U+D7FF (kana, Han, Yi, Hangul...), U+F900-U+FAFF and U+20000-U+33FFF.
-_CJK_BYTES = re.compile(rb"((?:\xe3[\x81-\xbf][\x80-\xbf]|[\xe4-\xed][\x80-\xbf][\x80-\xbf]"
-                        rb"|\xef[\xa4-\xab][\x80-\xbf]|\xf0[\xa0-\xb3][\x80-\xbf][\x80-\xbf])+)")
+_LAZY_PATTERNS = {
+    "cjk_bytes": (rb"((?:\xe3[\x81-\xbf][\x80-\xbf]|[\xe4-\xed][\x80-\xbf][\x80-\xbf]"
+                  rb"|\xef[\xa4-\xab][\x80-\xbf]|\xf0[\xa0-\xb3][\x80-\xbf][\x80-\xbf])+)", 0),
+    "date": (r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)", 0),
+    "line_break": (r"\r\n|\r|\n", 0),
+    "private": (r"<\s*private(?:\s[^>]*)?>.*?(?:<\s*/\s*private\s*>|\Z)", re.S | re.I),
+    "heading": (r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$", 0),
+    "fence": (r"^ {0,3}(`{3,}|~{3,})", 0),
+}
+_compiled = {}
+
+
+def _pattern(name):
+    """A regular expression of _LAZY_PATTERNS, compiled on first use: compiling
+    them all would cost every cold query milliseconds most never need."""
+    found = _compiled.get(name)
+    if found is None:
+        found = _compiled[name] = re.compile(*_LAZY_PATTERNS[name])
+    return found
 CJK_CLASS = "\u3040-\ud7ff\uf900-\ufaff\U00020000-\U00033fff"  # the same, for str patterns
 
 # Common English words that carry no meaning for search; dropping them keeps
@@ -211,7 +228,7 @@ def index_terms(text):
 def _split_cjk(run):
     """[other, cjk, other, cjk, ..., other]: a run cut at its CJK stretches."""
     return [part.decode("utf-8", "surrogatepass")
-            for part in _CJK_BYTES.split(run.encode("utf-8", "surrogatepass"))]
+            for part in _pattern("cjk_bytes").split(run.encode("utf-8", "surrogatepass"))]
 
 
 def _is_cjk_char(c):
@@ -275,7 +292,7 @@ def _word_terms(word):
     if word.isalnum():
         return () if word in STOPWORDS else (stem(word),)
     terms = [word]  # the whole code, unstemmed
-    for part in _CONNECTORS.split(word):
+    for part in word.translate(_CONNECTORS_TO_SPACE).split():
         if len(part) > 1 and part not in STOPWORDS:
             terms.append(stem(part))
     return tuple(terms)
@@ -469,9 +486,6 @@ INDEX_DIRNAME = ".memory"
 # The suite's own files, skipped when the scripts sit inside the memory folder.
 SUITE_SKIP = frozenset(["README.md", "SKILL.md", "CHANGELOG.md", "LICENSE.md",
                         "tests", "examples", "bench", "docs", "data"])
-DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_PRIVATE = re.compile(r"<\s*private(?:\s[^>]*)?>.*?(?:<\s*/\s*private\s*>|\Z)", re.S | re.I)
 
 SourceFile = namedtuple("SourceFile", "path abspath size mtime_ns")
 SourceFile.__doc__ = "A Markdown file found in the memory folder (path is relative, '/'-separated)."
@@ -493,7 +507,7 @@ def file_date(path):
     """The YYYY-MM-DD in a file's name (else its folders), or None."""
     name = path.rsplit("/", 1)[-1]
     for candidate in (name, path):
-        for m in DATE_RE.finditer(candidate):
+        for m in _pattern("date").finditer(candidate):
             y, mo, d = (int(g) for g in m.groups())
             if 1 <= mo <= 12 and 1 <= d <= 31:
                 return m.group(0)
@@ -502,7 +516,10 @@ def file_date(path):
 
 def split_lines(text):
     """Lines as an editor numbers them: \\n, \\r\\n and lone \\r all end a line."""
-    lines = _LINE_BREAK.split(text)
+    if "\r" not in text:  # the common case, without a regular expression
+        lines = text.split("\n")
+    else:
+        lines = _pattern("line_break").split(text)
     if lines and lines[-1] == "" and len(lines) > 1:
         lines.pop()  # the newline at the end of the last line
     return lines
@@ -513,8 +530,8 @@ def mask_private(text):
     every line break as it was (\n, \r\n or \r), so line numbers stay exact."""
     if "private" not in text.lower():
         return text
-    return _PRIVATE.sub(lambda m: "".join(
-        "[private]" + brk for brk in _LINE_BREAK.findall(m.group(0)) + [""]), text)
+    return _pattern("private").sub(lambda m: "".join(
+        "[private]" + brk for brk in _pattern("line_break").findall(m.group(0)) + [""]), text)
 
 
 def read_source(abspath):
@@ -650,8 +667,6 @@ Chunk.__doc__ = ("A bounded piece of one file. Lines are 1-based and inclusive; 
                  "k >= 1 for the k-th slice of a line too long for one chunk; heading is the "
                  "trail of enclosing headings joined by ' > '; hash identifies its text.")
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def chunk_id(path, ordinal):
@@ -682,7 +697,7 @@ def parse_reference(text):
 
 def is_heading(line):
     """Whether a line is a Markdown ATX heading ('## Title', not '#tag')."""
-    return _HEADING.match(line) is not None
+    return line.lstrip(" ")[:1] == "#" and _pattern("heading").match(line) is not None
 
 
 def ranges_overlap(a_start, a_end, b_start, b_end, gap=0):
@@ -729,7 +744,7 @@ def _sections(lines):
     sections, trail, start_trail = [], [], []
     start, has_content, fence = 0, False, None
     for i, line in enumerate(lines):
-        marker = _FENCE.match(line)
+        marker = _pattern("fence").match(line) if line.lstrip(" ")[:1] in ("`", "~") else None
         if marker:
             run = marker.group(1)  # a fence closes with the same character, at least as many
             if fence is None:
@@ -738,7 +753,7 @@ def _sections(lines):
                 fence = None
             has_content = True
             continue
-        heading = None if fence else _HEADING.match(line)
+        heading = None if fence or line.lstrip(" ")[:1] != "#" else _pattern("heading").match(line)
         if heading:
             if has_content:
                 sections.append((start, i, start_trail))
@@ -1654,7 +1669,9 @@ class JsonBackend:
         if data["schema_version"] != SCHEMA_VERSION or data.get("settings") != self.settings:
             why = ("its format is from another version of the suite" if data["schema_version"] != SCHEMA_VERSION
                    else "its settings changed (%s)" % settings_change(data.get("settings"), self.settings))
-            self.warn("rebuilding the index: %s" % why)
+            if not getattr(self, "_said_rebuilding", False):  # once, though the writer reads it again
+                self.warn("rebuilding the index: %s" % why)
+                self._said_rebuilding = True
             return fresh
         return data
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Retrieval quality of the suite on ../shared/eval-data (or --data DIR).
+"""Retrieval quality of the suite on ../shared/eval-data and bench/zh.
 
 Metrics per data set and per question category (LoCoMo's adversarial
 questions left out):
@@ -10,7 +10,13 @@ questions left out):
           twice), which is what an agent with a token budget gets
   lines   average lines per returned result (top 5)
 
-Usage: python3 bench/quality.py [--data DIR] [--mode hybrid] [--limit-questions N]
+Every data set has a tuning half and a held-out half, reported side by side
+(tune on the first, report the second beside it):
+  locomo    conversations conv-26, conv-30, conv-41 | conv-42, conv-43
+  cmrc2018  questions about alternate days: even | odd (by sorted file name)
+  zh        bench/zh/dev | bench/zh/test (kinds: t2s, s2t, name, number, ...)
+
+Usage: python3 bench/quality.py [--data DIR] [--mode hybrid] [--sets locomo,zh]
 """
 import argparse
 import collections
@@ -22,28 +28,57 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+# --code DIR measures another copy of the suite (an earlier commit, for before/after)
+_CODE = sys.argv[sys.argv.index("--code") + 1] if "--code" in sys.argv[:-1] else os.path.dirname(HERE)
+sys.path.insert(0, os.path.abspath(_CODE))
 
 import memory_search  # noqa: E402
 import memory_store  # noqa: E402
 
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "eval-data"))
+ZH_DIR = os.path.join(HERE, "zh")
 BUDGET = 4000
-DATASETS = ("locomo", "cmrc2018")
+DATASETS = ("locomo", "cmrc2018", "zh")
+TUNE_CONVERSATIONS = {"conv-26", "conv-30", "conv-41"}
+SPLITS = ("tune", "held")
+METRICS = ("R@1", "R@5", "R@10", "MRR", "R@4kc", "lines")
 
 
-def load_questions(data, name):
-    path = os.path.join(data, name, "questions.jsonl")
+def dataset_dir(data, name):
+    return ZH_DIR if name == "zh" else os.path.join(data, name)
+
+
+def _read_jsonl(path):
     with open(path, encoding="utf-8") as f:
-        items = [json.loads(line) for line in f if line.strip()]
-    return [q for q in items if not q.get("adversarial")]
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def load_questions(data, name, adversarial=False):
+    """The questions of a data set, each with its "split" (tune or held) and
+    category; LoCoMo's adversarial ones only when asked for."""
+    if name == "zh":
+        items = []
+        for folder, split in (("dev", "tune"), ("test", "held")):
+            for q in _read_jsonl(os.path.join(ZH_DIR, folder, "questions.jsonl")):
+                items.append(dict(q, corpus=folder, category_name=q["kind"], split=split))
+        return items
+    items = _read_jsonl(os.path.join(data, name, "questions.jsonl"))
+    if name == "locomo":
+        for q in items:
+            q["split"] = "tune" if q["conv"] in TUNE_CONVERSATIONS else "held"
+    else:
+        days = sorted({g["path"] for q in items for g in q["gold"]})
+        parity = {path: i % 2 for i, path in enumerate(days)}
+        for q in items:
+            q["split"] = "tune" if parity[q["gold"][0]["path"]] == 0 else "held"
+    return [q for q in items if bool(q.get("adversarial")) == adversarial]
 
 
 def corpus_roots(data, name, questions):
     """{corpus root (absolute): [questions]} - each root is indexed alone."""
     groups = collections.OrderedDict()
     for q in questions:
-        root = os.path.normpath(os.path.join(data, name, q["corpus"]))
+        root = os.path.normpath(os.path.join(dataset_dir(data, name), q["corpus"]))
         groups.setdefault(root, []).append(q)
     return groups
 
@@ -56,7 +91,7 @@ def read_lines(root, rel, cache):
     return cache[key]
 
 
-def score_question(q, ranges, lines_of):
+def score_question(q, ranges, lines_of, budget=BUDGET):
     """Metrics of one question given result ranges [(path, start, end)]."""
     gold = {(g["path"], g["line"]) for g in q["gold"]}
     first = None
@@ -66,40 +101,45 @@ def score_question(q, ranges, lines_of):
             break
     m = {"R@%d" % k: float(first is not None and first < k) for k in (1, 5, 10)}
     m["MRR"] = 1.0 / (first + 1) if first is not None else 0.0
-    used, seen, hit = 0, set(), 0.0
+    m["R@4kc"] = reached_within(ranges, gold, lines_of, budget)
+    top = ranges[:5]
+    m["lines"] = sum(e - s + 1 for _, s, e in top) / len(top) if top else 0.0
+    return m
+
+
+def reached_within(ranges, gold, lines_of, budget):
+    """1.0 if a gold line is read within `budget` characters, reading the
+    results' lines in rank order (each line once), else 0.0."""
+    used, seen = 0, set()
     for p, s, e in ranges:
         for ln in range(s, e + 1):
             if (p, ln) in seen:
                 continue
             seen.add((p, ln))
             used += len(lines_of(p)[ln - 1]) + 1
-            if used > BUDGET:
-                break
+            if used > budget:
+                return 0.0
             if (p, ln) in gold:
-                hit = 1.0
-        if used > BUDGET or hit:
-            break
-    m["R@4kc"] = hit
-    top = ranges[:5]
-    m["lines"] = sum(e - s + 1 for _, s, e in top) / len(top) if top else 0.0
-    return m
+                return 1.0
+    return 0.0
 
 
 def copy_corpus(root, tmp):
     dest = os.path.join(tmp, os.path.basename(root) or "corpus")
-    shutil.copytree(root, dest, ignore=shutil.ignore_patterns(".memory"))
+    shutil.copytree(root, dest, ignore=shutil.ignore_patterns(".memory", "questions.jsonl", "entities.json"))
     return dest
 
 
-def suite_searcher(mode="hybrid", backend=None):
+def suite_searcher(mode="hybrid", backend=None, params=None, limit=10):
     """Index a corpus copy with the suite; return a search function."""
     def make(root):
-        store = memory_store.MemoryStore(root, backend=backend, index_dir=os.path.join(root, ".memory"))
+        extra = {"params": params} if params is not None else {}
+        store = memory_store.MemoryStore(root, backend=backend, index_dir=os.path.join(root, ".memory"), **extra)
         store.sync()
 
         def run(query):
             try:
-                hits = memory_search.search(store, query, limit=10, mode=mode)
+                hits = memory_search.search(store, query, limit=limit, mode=mode)
             except memory_search.UsageError:  # the data has two empty queries
                 return []
             return [(h.path, h.start_line, h.end_line) for h in hits]
@@ -107,49 +147,67 @@ def suite_searcher(mode="hybrid", backend=None):
     return make
 
 
-def evaluate(data, name, make_searcher, limit_questions=None):
+def evaluate_records(data, name, make_searcher, limit_questions=None):
+    """[(question, metrics)] for every question of a data set."""
     questions = load_questions(data, name)[:limit_questions]
-    totals = collections.defaultdict(list)
-    cache = {}
+    records, cache = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         for root, qs in corpus_roots(data, name, questions).items():
             copy = copy_corpus(root, tmp)
             run = make_searcher(copy)
             for q in qs:
-                m = score_question(q, run(q["query"]), lambda p: read_lines(copy, p, cache))
-                for k, v in m.items():
-                    totals[("all", k)].append(v)
-                    totals[(q.get("category_name") or "all", k)].append(v)
-    return {k: sum(v) / len(v) for k, v in totals.items()}, len(questions)
+                records.append((q, score_question(q, run(q["query"]), lambda p: read_lines(copy, p, cache))))
+    return records
 
 
-METRICS = ("R@1", "R@5", "R@10", "MRR", "R@4kc", "lines")
+def summarise(records, split=None):
+    """{(category or "all", metric): mean} over the records of a split (or all)."""
+    totals = collections.defaultdict(list)
+    for q, m in records:
+        if split and q["split"] != split:
+            continue
+        for k, v in m.items():
+            totals[("all", k)].append(v)
+            totals[(q.get("category_name") or "all", k)].append(v)
+    return {k: sum(v) / len(v) for k, v in totals.items()}
+
+
+def evaluate(data, name, make_searcher, limit_questions=None, split=None):
+    """(stats, number of questions) of a data set, or of one split of it."""
+    records = evaluate_records(data, name, make_searcher, limit_questions)
+    chosen = [r for r in records if not split or r[0]["split"] == split]
+    return summarise(chosen), len(chosen)
+
+
+def _cell(stats, category, metric):
+    v = stats.get((category, metric))
+    return "-" if v is None else ("%.1f" % v if metric == "lines" else "%.3f" % v)
 
 
 def format_table(title, rows):
     """rows: [(label, {metric: value})] -> a Markdown table."""
-    out = ["### " + title, "", "| | " + " | ".join(METRICS) + " |",
-           "|---|" + "---:|" * len(METRICS)]
+    out = ["### " + title, "", "| | " + " | ".join(METRICS) + " |", "|---|" + "---:|" * len(METRICS)]
     for label, stats in rows:
-        cells = []
-        for m in METRICS:
-            v = stats.get(("all", m))
-            cells.append("-" if v is None else ("%.1f" % v if m == "lines" else "%.3f" % v))
-        out.append("| %s | %s |" % (label, " | ".join(cells)))
+        out.append("| %s | %s |" % (label, " | ".join(_cell(stats, "all", m) for m in METRICS)))
     return "\n".join(out)
 
 
-def category_table(title, stats):
-    cats = sorted({c for c, _ in stats if c != "all"})
-    out = ["### " + title, "", "| category | " + " | ".join(METRICS) + " |",
-           "|---|" + "---:|" * len(METRICS)]
+def category_table(title, stats_by_label):
+    """Rows per category; stats_by_label: [(label, stats)] shown side by side (R@1 / R@5 / MRR)."""
+    cats = sorted({c for _, stats in stats_by_label for c, _ in stats if c != "all"})
+    head = " | ".join("%s R@1 | %s R@5 | %s MRR" % (label, label, label) for label, _ in stats_by_label)
+    out = ["### " + title, "", "| category | " + head + " |",
+           "|---|" + "---:|" * (3 * len(stats_by_label))]
     for c in cats:
-        cells = []
-        for m in METRICS:
-            v = stats.get((c, m))
-            cells.append("-" if v is None else ("%.1f" % v if m == "lines" else "%.3f" % v))
+        cells = [_cell(stats, c, m) for _, stats in stats_by_label for m in ("R@1", "R@5", "MRR")]
         out.append("| %s | %s |" % (c, " | ".join(cells)))
     return "\n".join(out)
+
+
+def split_rows(label, records):
+    """Table rows for the tuning half, the held-out half and all of a data set."""
+    return [("%s, %s (%d)" % (label, name, sum(1 for q, _ in records if q["split"] == split)),
+             summarise(records, split)) for split, name in (("tune", "tune"), ("held", "held-out"))]
 
 
 def main(argv=None):
@@ -157,17 +215,19 @@ def main(argv=None):
     ap.add_argument("--data", default=DEFAULT_DATA)
     ap.add_argument("--mode", default="hybrid")
     ap.add_argument("--backend", default=None)
+    ap.add_argument("--sets", default=",".join(DATASETS), help="comma-separated: " + ", ".join(DATASETS))
     ap.add_argument("--limit-questions", type=int)
     ap.add_argument("--categories", action="store_true")
+    ap.add_argument("--code", default=_CODE, help="the suite's folder (default: this checkout)")
     args = ap.parse_args(argv)
-    for name in DATASETS:
+    for name in args.sets.split(","):
         t = time.time()
-        stats, n = evaluate(args.data, name, suite_searcher(args.mode, args.backend), args.limit_questions)
-        print(format_table("%s (%d questions, %.1f s)" % (name, n, time.time() - t),
-                           [("suite " + args.mode, stats)]))
+        records = evaluate_records(args.data, name, suite_searcher(args.mode, args.backend), args.limit_questions)
+        rows = split_rows("suite " + args.mode, records)
+        print(format_table("%s (%d questions, %.1f s)" % (name, len(records), time.time() - t), rows))
         if args.categories:
             print()
-            print(category_table(name + " by category", stats))
+            print(category_table(name + " by category", [("tune", rows[0][1]), ("held-out", rows[1][1])]))
         print()
 
 

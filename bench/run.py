@@ -160,7 +160,7 @@ def quality_section(data, venv_py, dense):
         print(quality.format_table("%s (%d questions)" % (name, n), rows))
         print()
         if name == "locomo":
-            print(quality.category_table("locomo by category, suite default", suite_stats))
+            print(quality.category_table("locomo by category, suite default", [("suite", suite_stats)]))
             print()
 
 

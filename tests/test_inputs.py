@@ -139,6 +139,7 @@ class BadFilesTest(TempMemory):
                     f.write("second version kyotosecond\n")
             return result
         ms.read_source = change_after_read
+        self.addCleanup(setattr, ms, "read_source", original)
         store, _ = self.sync()
         ms.read_source = original
         self.assertEqual(self.find(store, "kyotofirst"), [("moving.md", 1, 1)])

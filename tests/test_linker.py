@@ -140,7 +140,9 @@ class GraphTest(TempMemory):
         nodes, edges = g.subgraph(g.find("OpenClaw"), depth=1, top=5)
         self.assertLessEqual(len(nodes), 6)
         self.assertEqual(nodes[0].name, "OpenClaw")
-        self.assertTrue(all("openclaw" in (a.key, b.key) or True for a, b, _ in edges))
+        linked_to_centre = {b.key if a.key == "openclaw" else a.key for a, b, _ in edges
+                            if "openclaw" in (a.key, b.key)}
+        self.assertEqual(linked_to_centre, {n.key for n in nodes[1:]})  # depth 1: all are neighbours
         dot = ml.graph_dot(nodes, edges)
         self.assertTrue(dot.startswith("graph memory {") and dot.rstrip().endswith("}"))
         self.assertIn('"openclaw"', dot)

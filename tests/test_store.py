@@ -72,9 +72,10 @@ class SyncTest(TempMemory):
         self.assertIn("MEMORY.md", report.unchanged)
 
     def test_touched_files_in_a_big_parallel_sync_keep_frequencies(self):
-        original = ms.PARALLEL_BYTES
-        ms.PARALLEL_BYTES = 0  # every sync takes the parallel path (where there are 2+ cores)
-        self.addCleanup(setattr, ms, "PARALLEL_BYTES", original)
+        from unittest import mock
+        patch = mock.patch.object(ms, "PARALLEL_BYTES", 0)  # every sync takes the parallel path (2+ cores)
+        patch.start()
+        self.addCleanup(patch.stop)
         for i in range(40):
             self.write("memory/n%d.md" % i, "note %d about hugo and kyoto\n" % i)
         s = self.store()

@@ -1,0 +1,265 @@
+"""The store's contract: module graph, narrow recovery, settings recorded in
+the index, strict options, backends that agree, a pinned tokenizer."""
+import ast
+import hashlib
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import unittest
+from unittest import mock
+
+from helpers import ROOT, TempMemory, clean_env
+import memory_linker
+import memory_search
+import memory_store as ms
+
+
+def imports_of(module_file):
+    """Every module a file imports, at any depth (lazy imports included)."""
+    with open(os.path.join(ROOT, module_file), encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+class ModuleGraphTest(unittest.TestCase):
+    def test_no_import_cycle(self):
+        ours = {"memory_store", "memory_search", "memory_linker"}
+        graph = {m: imports_of(m + ".py") & ours for m in ours}
+        self.assertEqual(graph["memory_store"], set())
+        self.assertEqual(graph["memory_linker"], {"memory_store"})
+        self.assertNotIn("memory_search", graph["memory_linker"])
+
+    def test_public_names_exist(self):
+        for module in (ms, memory_search, memory_linker):
+            for name in module.__all__:
+                self.assertTrue(hasattr(module, name), (module.__name__, name))
+
+    def test_linker_compiles_its_patterns_on_first_use(self):
+        code = ("import sys; sys.path.insert(0, %r); import memory_linker; "
+                "print(len(memory_linker._compiled))" % ROOT)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+        self.assertEqual(out.strip(), "0")
+
+
+class RecoveryIsNarrowTest(TempMemory):
+    files = {"a.md": "# A\nkyoto trip notes\n", "b.md": "# B\nhugo blog notes\n"}
+
+    def index_files(self, backend):
+        folder = os.path.join(self.dir, ".memory")
+        names = sorted(n for n in os.listdir(folder) if not n.endswith(".lock"))
+        digest = {}
+        for n in names:
+            if n.endswith(("-wal", "-shm")):
+                continue
+            with open(os.path.join(folder, n), "rb") as f:
+                digest[n] = hashlib.sha1(f.read()).hexdigest()
+        return digest
+
+    def check_injected_bug(self, backend, target, method):
+        store = ms.MemoryStore(self.dir, backend=backend)
+        store.sync()
+        store.close()
+        before = self.index_files(backend)
+
+        def broken(*args, **kwargs):
+            raise TypeError("injected bug")
+        patch = mock.patch.object(target, method, broken)
+        patch.start()
+        self.addCleanup(patch.stop)
+        warnings = []
+        store = ms.MemoryStore(self.dir, backend=backend, warn=warnings.append)
+        self.addCleanup(store.close)
+        with self.assertRaises(TypeError):
+            memory_search.search(store, "kyoto")
+        store.close()
+        self.assertEqual(warnings, [])
+        after = self.index_files(backend)
+        self.assertEqual(before, after)  # nothing moved aside, nothing rebuilt
+        self.assertFalse([n for n in after if "damaged" in n])
+
+    def test_injected_bug_in_the_json_backend_surfaces(self):
+        self.check_injected_bug("json", ms.JsonBackend, "keyword")
+
+    def test_injected_bug_in_the_sqlite_backend_surfaces(self):
+        self.check_injected_bug("sqlite", ms.SqliteBackend, "fetch")
+
+    def test_injected_bug_shows_as_one_line_from_the_cli(self):
+        code = ("import sys; sys.path.insert(0, %r); import memory_store as ms\n"
+                "def broken(*a, **k): raise TypeError('injected bug')\n"
+                "ms.SqliteBackend.keyword = broken\n"
+                "import memory_search; sys.exit(memory_search.main(['--dir', %r, 'kyoto']))" % (ROOT, self.dir))
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean_env())
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+        self.assertIn("unexpected TypeError: injected bug", proc.stderr)
+        debug = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                               env=clean_env(MEMORY_DEBUG="1"))
+        self.assertIn("Traceback", debug.stderr)
+        self.assertIn("injected bug", debug.stderr)
+
+    def test_a_damaged_link_table_rebuilds_only_the_links(self):
+        store = ms.MemoryStore(self.dir)
+        store.sync()
+        graph = memory_linker.LinkGraph(store)
+        graph.sync()
+        store.close()
+        path = os.path.join(self.dir, ".memory", "index.sqlite3")
+        conn = sqlite3.connect(path)
+        chunks_before = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        conn.execute("DROP TABLE link_entities")
+        conn.commit()
+        conn.close()
+        warnings = []
+        store = ms.MemoryStore(self.dir, warn=warnings.append)
+        self.addCleanup(store.close)
+        graph = memory_linker.LinkGraph(store)
+        changed, _ = graph.sync()
+        self.assertEqual(sorted(changed), ["a.md", "b.md"])  # the links were extracted again
+        self.assertEqual(warnings, [])                       # the main index was not touched
+        self.assertFalse([n for n in os.listdir(os.path.join(self.dir, ".memory")) if "damaged" in n])
+        self.assertEqual(store.chunk_count(), chunks_before)
+        self.assertEqual(store.sync().added, [])
+
+    def test_a_corrupt_file_is_still_moved_aside_and_rebuilt(self):
+        store = ms.MemoryStore(self.dir)
+        store.sync()
+        store.close()
+        with open(os.path.join(self.dir, ".memory", "index.sqlite3"), "r+b") as f:
+            f.seek(0)
+            f.write(b"garbage" * 200)
+        warnings = []
+        store = ms.MemoryStore(self.dir, warn=warnings.append)
+        self.addCleanup(store.close)
+        self.assertEqual([h.path for h in memory_search.search(store, "kyoto", sync=True)], ["a.md"])
+        self.assertEqual(len(warnings), 1)
+        self.assertIn("damaged", warnings[0])
+
+
+class SettingsTest(TempMemory):
+    files = {"a.md": "# A\n" + "".join("line %d about kyoto\n" % i for i in range(20))}
+
+    def test_a_settings_change_rebuilds_the_index_and_says_why(self):
+        for backend in ("sqlite", "json"):
+            store = ms.MemoryStore(self.dir, backend=backend)
+            store.sync()
+            six = store.chunk_count()
+            store.close()
+            warnings = []
+            store = ms.MemoryStore(self.dir, backend=backend, warn=warnings.append,
+                                   params=ms.Params(chunk_lines=10))
+            store.refresh()
+            self.assertLess(store.chunk_count(), six)
+            self.assertEqual(warnings, ["rebuilding the index: its settings changed (chunk_lines 6 -> 10)"])
+            store.close()
+            store = ms.MemoryStore(self.dir, backend=backend, warn=warnings.append)  # and back
+            store.refresh()
+            self.assertEqual(store.chunk_count(), six)
+            store.close()
+
+    def test_ranking_parameters_do_not_touch_the_index(self):
+        store = ms.MemoryStore(self.dir)
+        store.sync()
+        store.close()
+        warnings = []
+        store = ms.MemoryStore(self.dir, warn=warnings.append, params=ms.Params(weight_keyword=0.5))
+        self.addCleanup(store.close)
+        self.assertEqual(store.sync().added, [])
+        self.assertEqual(warnings, [])
+
+
+class StrictOptionsTest(unittest.TestCase):
+    def test_a_misspelled_option_name_is_an_error_not_none(self):
+        args = ms.parse_args(["--limit", "3"], memory_search.SEARCH_OPTS)
+        self.assertEqual(args.limit, 3)
+        self.assertIsNone(args.since)
+        with self.assertRaises(AttributeError):
+            args.limt
+
+    def test_a_query_starting_with_a_dash_gets_a_hint(self):
+        with self.assertRaises(ms.UsageError) as ctx:
+            ms.parse_args(["-x"], memory_search.SEARCH_OPTS)
+        self.assertIn("-- -x", str(ctx.exception))
+
+
+class BackendsAgreeWithFiltersTest(TempMemory):
+    files = {
+        "MEMORY.md": "# Facts\nkyoto hotel and hugo blog\n",
+        "memory/2026-02-01.md": "# 2026-02-01\nkyoto trip planning\n",
+        "memory/2026-02-15.md": "# 2026-02-15\nkyoto flights booked, hugo theme\n",
+        "memory/2026-03-01.md": "# 2026-03-01\nkyoto photos sorted\n",
+        "notes/2026-02-20.md": "# 2026-02-20\nkyoto ramen list\n",
+    }
+
+    def test_date_and_path_filters_agree(self):
+        cases = [ms.Filters(), ms.Filters(since="2026-02-10"), ms.Filters(until="2026-02-16"),
+                 ms.Filters(since="2026-02-10", until="2026-02-28"), ms.Filters(dated_only=True),
+                 ms.Filters(path_glob="memory"), ms.Filters(path_glob="memory/2026-02-*"),
+                 ms.Filters(path_glob="notes/*", since="2026-02-01"), ms.Filters(path_glob="nothing/*")]
+        expected = [
+            {"MEMORY.md", "memory/2026-02-01.md", "memory/2026-02-15.md", "memory/2026-03-01.md", "notes/2026-02-20.md"},
+            {"MEMORY.md", "memory/2026-02-15.md", "memory/2026-03-01.md", "notes/2026-02-20.md"},
+            {"MEMORY.md", "memory/2026-02-01.md", "memory/2026-02-15.md"},
+            {"MEMORY.md", "memory/2026-02-15.md", "notes/2026-02-20.md"},
+            {"memory/2026-02-01.md", "memory/2026-02-15.md", "memory/2026-03-01.md", "notes/2026-02-20.md"},
+            {"memory/2026-02-01.md", "memory/2026-02-15.md", "memory/2026-03-01.md"},
+            {"memory/2026-02-01.md", "memory/2026-02-15.md"},
+            {"notes/2026-02-20.md"},
+            set(),
+        ]
+        for backend in ("sqlite", "json"):
+            store = ms.MemoryStore(self.dir, backend=backend)
+            store.sync()
+            for filters, want in zip(cases, expected):
+                got = {h.path for h in memory_search.search(store, "kyoto", limit=10, filters=filters)}
+                self.assertEqual(got, want, (backend, filters))
+            store.close()
+
+
+class TokenizerPinTest(unittest.TestCase):
+    """The index deletes rows by deriving their terms again, so the tokenizer's
+    output must not change without TOKENIZER_VERSION changing (which rebuilds
+    every index).  If this fails after an intended change, bump the version
+    and update the digest."""
+    PROBE = ("# 博客RSS配置优化 2026-02-20\n- `hugo.toml` 里设置 KX-4471、138-0013-8000 和 Configuration "
+             "of the running servers; ＳＤＫ 十三香小龙虾 帳號 陳靜 Vue3 5G café naïve roadtrip\n"
+             "<private>secret</private> e-mail@example.com ~/.openclaw/skills/ 한국어 ひらがな")
+
+    def test_tokenizer_output_is_pinned_to_its_version(self):
+        analysed = [ms.analyse(line) for line in self.PROBE.split("\n")]
+        output = repr((analysed, [ms.tokenize(line) for line in self.PROBE.split("\n")],
+                       [ms.index_terms(line) for line in self.PROBE.split("\n")]))
+        digest = hashlib.sha1(output.encode("utf-8")).hexdigest()[:12]
+        self.assertEqual((ms.TOKENIZER_VERSION, digest), (4, PINNED_DIGEST), output)
+
+
+PINNED_DIGEST = "bca7af6cbb37"
+
+
+class ReadmeExampleTest(TempMemory):
+    def test_the_library_example_in_the_readme_runs(self):
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+            readme = f.read()
+        blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+        self.assertTrue(blocks)
+        self.copy_examples()
+        for code in blocks:
+            self.assertIn('if __name__ == "__main__":', code)  # big syncs start worker processes
+            script = os.path.join(self.tmp, "example.py")
+            with open(script, "w", encoding="utf-8") as f:
+                f.write(code.replace('"~/notes"', repr(self.dir)))
+            proc = subprocess.run([sys.executable, script], capture_output=True, text=True,
+                                  env=clean_env(PYTHONPATH=ROOT), cwd=self.tmp)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertTrue(proc.stdout.strip(), code)
+
+
+if __name__ == "__main__":
+    unittest.main()
