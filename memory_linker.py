@@ -89,9 +89,7 @@ Today Tomorrow Yesterday Image Photo Session Day Note Notes Todo Done Fix Lesson
 Reading Misc Name Projects Preferences Travel Memory Yep Yup Nope Bye Woah Whoa Aww Aw Haha
 Hah Hmm Ah Dear Congrats Congratulations Happy Sorry Last Next Oops Gosh Omg Lol Btw""".split())
 # Characters that rarely sit inside a Chinese term; phrases are cut at them.
-CJK_STOP_CHARS = frozenset("的了是在和与及或等就也还又很太更最把被将对从向为以于让给着过"
-                           "我你他她它们这那哪些个不没有要会能可想去来到说看"
-                           "啊吧呢吗呀哦嗯么之其所而且但并则即每各该此至约第年月日号篇次")
+CJK_STOP_CHARS = store_mod.ZH_FREE_CHARS | frozenset("年月日号篇次")
 # Common words that recur everywhere but name nothing.
 CJK_STOP_WORDS = frozenset("""进行 包括 获得 成为 开始 使用 通过 因为 所以 可以 已经 需要 时候
 什么 许多 非常 自己 认为 表示 进入 主要 其中 以及 由于 之后 之前 目前 完成 发现 方法 时间 现在

@@ -12,6 +12,7 @@ Each score is mapped to [0, 1] without reference to the other hits, so a
 score means the same thing from query to query, then merged by weight.
 """
 import math
+import os
 import sys
 from collections import Counter, namedtuple
 
@@ -33,18 +34,26 @@ Hit.__doc__ = ("One search result: lines are 1-based and inclusive, scores in [0
 # Query analysis
 # --------------------------------------------------------------------------
 
-Query = namedtuple("Query", "terms probe unknown dfs n_docs")
-Query.__doc__ = ("An analysed query: its scoring terms known to the index (repetitions kept), the "
-                 "distinct terms to ask the keyword index for (it holds CJK bigrams, not "
-                 "unigrams), its Latin words the index has never seen (typos, compounds), "
-                 "their document frequencies, and the number of chunks.")
+Query = namedtuple("Query", "terms weights base probe prefixes unknown dfs n_docs runs")
+Query.__doc__ = ("An analysed query: its scoring terms known to the index (repetitions kept); "
+                 "the weight of every term that scores (its own, 1; the words its synonyms "
+                 "and regional spellings bring in, less); its own terms (what a full match "
+                 "holds); the distinct terms to ask the keyword index for (it holds CJK "
+                 "bigrams, not unigrams); long numbers the index knows only as part of "
+                 "longer ones (asked for as prefixes); its Latin words the index has never "
+                 "seen (typos, compounds); document frequencies; the number of chunks; its "
+                 "CJK runs.")
 
 
 def analyse_query(store, query, params=DEFAULT_PARAMS):
     """Analyse a query against the index.  An unknown word made of two known
     ones ("roadtrip") is read as both; other unknown words are kept for the
-    trigram channel ("Feedley" still meets "Feedly").  Very long queries keep
-    only their max_query_terms rarest distinct terms."""
+    trigram channel ("Feedley" still meets "Feedly"); an unknown long number
+    is looked for as the start of longer ones (an order number's first
+    digits).  Chinese words bring in their regional spellings (資料庫 ->
+    数据库) and everyday synonyms (电脑 -> 计算机), weighted below the words
+    themselves.  Very long queries keep only their max_query_terms rarest
+    distinct terms."""
     if not query or not query.strip():
         raise UsageError("empty query")
     if not query.isascii():  # undecodable bytes from a shell arrive as lone surrogates
@@ -53,17 +62,59 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
     terms = store_mod.expand(units)
     n_docs = store.chunk_count()
     if not terms or not n_docs:
-        return Query([], [], [], {}, n_docs)
-    distinct = list(dict.fromkeys(terms))[:4 * params.max_query_terms]
+        return Query([], {}, set(), [], [], [], {}, n_docs, [])
+    own = own_weights(units, params)
+    alternatives = expansions(units, store.root, params)
+    extra = {}
+    for word, weight in alternatives:
+        for t in store_mod.tokenize(word):
+            if t not in terms:
+                extra[t] = max(extra.get(t, 0.0), weight)
+    distinct = list(dict.fromkeys(terms + list(extra)))[:4 * params.max_query_terms]
     dfs = store.doc_freqs(distinct)
-    unknown = [t for t in distinct if not dfs.get(t) and store_mod.cached_grams(t)]
+    unknown = [t for t in dict.fromkeys(terms) if not dfs.get(t) and store_mod.cached_grams(t)]
+    prefixes = [t for t in dict.fromkeys(terms) if not dfs.get(t) and _is_long_code(t)]
     parts = _compound_parts(store, unknown, dfs)
     terms = [p for t in terms for p in parts.get(t, (t,))]
     known = sorted({t for t in terms if dfs.get(t)}, key=lambda t: (dfs[t], t))[:params.max_query_terms]
     keep = set(known)
+    weights = {t: w for t, w in extra.items() if dfs.get(t)}
+    weights.update((t, own.get(t, 1.0)) for t in keep)
     indexed = [p for t in store_mod.expand(units, False) for p in parts.get(t, (t,))]
-    probe = [t for t in dict.fromkeys(indexed) if t in keep and (not _is_unigram(t) or t in _lone_chars(units))]
-    return Query([t for t in terms if t in keep], probe, [t for t in unknown if t not in parts], dfs, n_docs)
+    indexed += [t for word, _ in alternatives for t in store_mod.index_terms(word)]
+    lone = _lone_chars(units)
+    probe = [t for t in dict.fromkeys(indexed) if weights.get(t, 0) > params.function_weight
+             and (not _is_unigram(t) or t in lone)]
+    return Query([t for t in terms if t in keep], weights, keep, probe, prefixes,
+                 [t for t in unknown if t not in parts], dfs, n_docs,
+                 [u for u in units.split() if store_mod.is_cjk(u[0])])
+
+
+def own_weights(units, params=DEFAULT_PARAMS):
+    """{term: weight} of a query's own CJK terms: a bigram inside a function
+    word (什么时候, 是谁) weighs function_weight, one across a function word's
+    edge cross_weight, a single character of a longer run unigram_weight;
+    other terms weigh 1."""
+    weights = {}
+
+    def give(term, weight):
+        weights[term] = max(weights.get(term, 0.0), weight)
+    for run in units.split():
+        if not store_mod.is_cjk(run[0]) or len(run) == 1:
+            continue
+        fn = store_mod.function_spans(run)
+        for i in range(len(run) - 1):
+            both, one = fn[i] and fn[i + 1], fn[i] or fn[i + 1]
+            give(run[i:i + 2], params.function_weight if both else params.cross_weight if one else 1.0)
+        for i, c in enumerate(run):
+            give(c, params.function_weight if fn[i] else params.unigram_weight)
+    return weights
+
+
+def _is_long_code(term):
+    """A number or code long enough to name one thing (an order number), whose
+    first part a user may type."""
+    return len(term) >= 5 and any(c.isdigit() for c in term) and term.isascii() and term.isalnum()
 
 
 def _lone_chars(units):
@@ -73,6 +124,81 @@ def _lone_chars(units):
 
 def _is_unigram(term):
     return len(term) == 1 and store_mod.is_cjk(term)
+
+
+# --- synonyms and regional spellings -------------------------------------------
+
+SYNONYMS_FILE = "memory-synonyms.txt"  # a user's own groups, in the memory folder
+_synonym_cache = {}
+
+
+def synonym_groups(root):
+    """{word: set of words it may stand for}: the built-in everyday Chinese
+    groups (data/zh-synonyms.txt) and the user's own (memory-synonyms.txt in
+    the memory folder), one group per line, words separated by spaces, all
+    folded as the tokenizer folds them (traditional, full-width, case)."""
+    user = os.path.join(root, SYNONYMS_FILE) if root else None
+    try:
+        stamp = os.stat(user).st_mtime_ns if user else None
+    except OSError:
+        stamp = None
+    key = (user, stamp)
+    if key not in _synonym_cache:
+        groups = {}
+        for path in (os.path.join(store_mod.SUITE_DIR, "data", "zh-synonyms.txt"), user if stamp else None):
+            for line in _read_lines(path):
+                words = [store_mod.fold(w) for w in line.split()]
+                for w in words:
+                    groups.setdefault(w, set()).update(x for x in words if x != w)
+        _synonym_cache.clear()
+        _synonym_cache[key] = groups
+    return _synonym_cache[key]
+
+
+def _read_lines(path):
+    if not path:
+        return []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return [l for l in (line.strip() for line in f) if l and not l.startswith("#")]
+    except OSError:
+        return []
+
+
+def expansions(units, root, params=DEFAULT_PARAMS):
+    """[(word, weight)]: the words a query's words may stand for.  A word of a
+    CJK run (2-4 characters) brings in its regional spelling at
+    regional_weight and its synonyms at synonym_weight; a Latin word, the
+    synonyms a user listed for it."""
+    runs = [u for u in units.split() if store_mod.is_cjk(u[0])]
+    latin = set(u for u in units.split() if not store_mod.is_cjk(u[0]))
+    if not runs and not os.path.exists(os.path.join(root or "", SYNONYMS_FILE)):
+        return []
+    regional = _regional_words()
+    groups = synonym_groups(root)
+    found = []
+    for run in runs:
+        for size in (4, 3, 2):
+            for i in range(len(run) - size + 1):
+                word = run[i:i + size]
+                found += [(w, params.regional_weight) for w in regional.get(word, ())]
+                found += [(w, params.synonym_weight) for w in groups.get(word, ())]
+    for word, others in groups.items():
+        if not store_mod.is_cjk(word[:1]) and set(store_mod.tokenize(word)) <= latin and store_mod.tokenize(word):
+            found += [(w, params.synonym_weight) for w in others]
+    return found
+
+
+_regional = {}
+
+
+def _regional_words():
+    """{word: [its other regional spellings]}, both ways (资料库 <-> 数据库)."""
+    if not _regional:
+        for a, b in store_mod.zh_tables()[1].items():
+            _regional.setdefault(a, []).append(b)
+            _regional.setdefault(b, []).append(a)
+    return _regional
 
 
 def _compound_parts(store, words, dfs):
@@ -126,6 +252,64 @@ def analyse_candidates(rows, params=DEFAULT_PARAMS):
 # The channels and the merge
 # --------------------------------------------------------------------------
 
+def discount_longer_words(candidates, query, store, params=DEFAULT_PARAMS):
+    """Count less a query word's occurrences that are part of a longer word:
+    李明 inside 李明轩, 王娟 inside 王娟娟.  An occurrence continues into a
+    longer word when the character beside it is not the query's own next
+    (or previous) one and binds to it as words do in this folder: the pair
+    recurs, and its pointwise mutual information (from document
+    frequencies) passes word_cohesion.  Such occurrences count
+    longer_word_share of one, and a line holding the word only so does not
+    hold it for proximity.  Changes the candidates' term counts."""
+    found = []  # (key, line number in the chunk, bigram, [pairs beside it])
+    for bigram, before, after in _content_bigrams(query):
+        for key, c in candidates.items():
+            for n, units in enumerate(c.row.units):
+                for unit in units.split():
+                    at = unit.find(bigram)
+                    while at >= 0:
+                        sides = []
+                        if at and unit[at - 1] != before:
+                            sides.append(unit[at - 1] + bigram[0])
+                        if at + 2 < len(unit) and unit[at + 2] != after:
+                            sides.append(bigram[1] + unit[at + 2])
+                        sides = [p for p in sides if not set(p) & store_mod.ZH_FREE_CHARS]
+                        found.append((key, n, bigram, sides))
+                        at = unit.find(bigram, at + 1)
+    pairs = {p for _, _, _, sides in found for p in sides}
+    if not pairs:
+        return
+    dfs = store.doc_freqs(sorted(pairs | {ch for p in pairs for ch in p}))
+    n_docs = float(query.n_docs)
+
+    def binds(pair):
+        df = dfs.get(pair, 0)
+        return df >= 2 and math.log(n_docs * df / (dfs.get(pair[0], 1) * dfs.get(pair[1], 1))) >= params.word_cohesion
+    clean = set()  # (key, line, bigram) with an occurrence of the word itself
+    for key, n, bigram, sides in found:
+        if any(binds(p) for p in sides):
+            body = candidates[key].body
+            body[bigram] = max(0.0, body[bigram] - (1.0 - params.longer_word_share))
+        else:
+            clean.add((key, n, bigram))
+    for key, n, bigram, sides in found:
+        if (key, n, bigram) not in clean:
+            line = candidates[key].lines[n]
+            candidates[key].lines[n] = [t for t in line if t != bigram]
+
+
+def _content_bigrams(query):
+    """(bigram, the query character before it, after it) of each bigram of a
+    query's CJK runs that lies inside its content words."""
+    out = []
+    for run in query.runs:
+        fn = store_mod.function_spans(run)
+        for i in range(len(run) - 1):
+            if not (fn[i] or fn[i + 1]) and query.weights.get(run[i:i + 2], 0) >= 1.0:
+                out.append((run[i:i + 2], run[i - 1] if i else None, run[i + 2] if i + 2 < len(run) else None))
+    return out
+
+
 def probe_terms(distinct, dfs, params=DEFAULT_PARAMS):
     """The terms worth asking the inverted index for: the rarest, as long as
     their postings stay within probe_postings (once there are enough for a
@@ -167,6 +351,7 @@ def find_candidates(store, query, filters, params=DEFAULT_PARAMS):
     # an unknown word brings in the chunks with words sharing its first letters
     # ("feedlei" -> feed*); the trigram channel then tells them apart
     prefixes += sorted({w[:params.fuzzy_prefix] for w in query.unknown if len(w) > params.fuzzy_prefix})
+    prefixes += query.prefixes
     found = dict(store.keyword(exact, params.candidate_pool, filters, prefixes=prefixes))
     if len(probe) < len(query.probe):
         found.update(_holding_many(store, query.probe, query.dfs, filters, params))
@@ -174,36 +359,49 @@ def find_candidates(store, query, filters, params=DEFAULT_PARAMS):
 
 
 def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
-    """{key: score in [0, 1]}: each candidate's BM25 over all the query's terms
-    (FTS5's formula) mapped by 1 - exp(-keyword_scale x bm25 / sum of idf),
-    about 0.78 for a chunk holding every term once."""
-    idf = {t: store_mod.bm25_idf(query.n_docs, query.dfs[t]) for t in set(query.terms)}
-    scale = sum(idf.values()) or 1.0
+    """{key: score in [0, 1]}: each candidate's BM25 over the query's weighted
+    terms (FTS5's formula) mapped by 1 - exp(-keyword_scale x bm25 / sum of
+    the idf of the query's own terms), about 0.78 for a chunk holding every
+    term once.  A long number the index does not know counts where a term
+    of the chunk starts with it."""
+    idf = {t: store_mod.bm25_idf(query.n_docs, query.dfs[t]) for t in query.weights}
+    scale = sum(query.weights[t] * idf[t] for t in query.base)
+    prefix_counts = {}
+    for p in query.prefixes:
+        prefix_counts[p] = {key: sum(n for t, n in c.body.items() if t.startswith(p))
+                            for key, c in candidates.items()}
+        holding = sum(1 for n in prefix_counts[p].values() if n)
+        idf[p] = store_mod.bm25_idf(query.n_docs, max(holding, 1))
+        scale += idf[p]
+    scale = scale or 1.0
     scores = {}
     for key, c in candidates.items():
         bm25 = 0.0
-        for t, w in idf.items():
+        for t, w in query.weights.items():
             tf = c.body.get(t, 0) + params.heading_weight * c.head.get(t, 0)
             if tf:
-                bm25 += store_mod.bm25_weight(tf, w, c.length, avg_length)
+                bm25 += w * store_mod.bm25_weight(tf, idf[t], c.length, avg_length)
+        for p, counts in prefix_counts.items():
+            if counts[key]:
+                bm25 += store_mod.bm25_weight(counts[key], idf[p], c.length, avg_length)
         scores[key] = 1.0 - math.exp(-params.keyword_scale * bm25 / scale)
     return scores
 
 
-def query_vector(terms, store, dfs, n_docs, params=DEFAULT_PARAMS):
-    """ltc query weights {feature: weight} of unit length: log tf x idf for
-    terms, gram_weight x idf for the trigrams of its Latin words."""
-    counts = Counter(terms)
+def query_vector(query, store, params=DEFAULT_PARAMS):
+    """ltc query weights {feature: weight} of unit length: log tf x idf (x the
+    term's weight) for terms, gram_weight x idf for the trigrams of its
+    Latin words."""
+    counts = Counter(query.terms + query.unknown)
     grams = set()
     for t in counts:
         grams.update(store_mod.cached_grams(t))
     gram_dfs = store.doc_freqs(sorted(grams)) if grams else {}
     weights = {}
-    for term, n in counts.items():
-        if dfs.get(term):
-            weights[term] = store_mod.log_tf(n) * math.log(1 + n_docs / dfs[term])
+    for term, w in query.weights.items():
+        weights[term] = w * store_mod.log_tf(counts.get(term, 1)) * math.log(1 + query.n_docs / query.dfs[term])
     for gram, df in gram_dfs.items():
-        weights[gram] = params.gram_weight * math.log(1 + n_docs / df)
+        weights[gram] = params.gram_weight * math.log(1 + query.n_docs / df)
     norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
     return {f: w / norm for f, w in weights.items()}
 
@@ -301,29 +499,29 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=0.0, filt
     if sync:
         return store.answer_fresh(lambda: search(store, query, limit, mode, min_score, filters, params))
     q = analyse_query(store, query, params)
-    if not q.probe and not q.unknown:
+    if not q.probe and not q.unknown and not q.prefixes:
         return []
     rows = find_candidates(store, q, filters, params)
     candidates = analyse_candidates(rows, params)
+    discount_longer_words(candidates, q, store, params)
     avg_length = (store.total_terms() / float(q.n_docs)) or 1.0
     keyword = keyword_channel(candidates, q, avg_length, params)
-    vector = vector_channel(candidates, query_vector(q.terms + q.unknown, store, q.dfs, q.n_docs, params),
-                            params) if mode != "keyword" else {}
+    vector = vector_channel(candidates, query_vector(q, store, params), params) if mode != "keyword" else {}
     w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode]
     merged = {k: w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0) for k in rows}
     order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if mode == "hybrid":
         order = _rerank(order, candidates, merged, q, query_dates(query), params)
     hits = _passages(order, rows, merged, keyword, vector, params, min_score)
-    qterms = set(q.terms)
+    qterms = set(q.weights)
     return [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
 
 
 def _rerank(order, candidates, merged, q, dates, params):
     """Bonuses for the best hits: the query in one line (proximity), and a
     file dated on a day the query names (kept in [0, 1] by renormalising)."""
-    idf = {t: math.log(1 + q.n_docs / q.dfs[t]) for t in set(q.terms)}
-    total = sum(idf.values())
+    idf = {t: w * math.log(1 + q.n_docs / q.dfs[t]) for t, w in q.weights.items()}
+    total = sum(idf[t] for t in q.base)
     scale = 1 + params.proximity_weight + (params.date_weight if dates else 0.0)
     for i, key in enumerate(order):
         score = merged[key]

@@ -56,6 +56,13 @@ _PARAM_DEFAULTS = [
     ("rerank_depth", 20),        # the best hits get the proximity bonus...
     ("proximity_weight", 0.15),  # ...worth this much (scores renormalised to [0, 1])
     ("date_weight", 0.1),        # bonus for a file dated on a day the query names
+    ("function_weight", 0.1),    # a query's Chinese function words (什么时候, 是谁, 的) count this much...
+    ("cross_weight", 0.3),       # ...a bigram across a function word's edge (频什 in 视频什么) this much
+    ("unigram_weight", 1.0),     # ...and a single Chinese character of a longer word this much
+    ("word_cohesion", 1.0),      # two characters recurring with this PMI are one word...
+    ("longer_word_share", 0.2),  # ...so 李明 inside 李明轩 counts this much of 李明
+    ("regional_weight", 0.9),    # a query word's other regional spelling (資料庫 / 数据库)...
+    ("synonym_weight", 0.5),     # ...and its everyday synonyms count this much of the word
     ("merge_gap", 0),            # hits this close (0: touching) become one passage...
     ("merge_max_lines", 10),     # ...of at most this many lines...
     ("merge_min_share", 0.8),    # ...when the later hit scores this share of the first
@@ -76,12 +83,13 @@ INDEX_PARAMS = ("chunk_lines", "chunk_overlap", "chunk_chars", "heading_weight")
 # the index's keyword rows are deleted by re-deriving their terms, so an index
 # must never outlive the tokenizer that built it (tests/test_tokenizer.py
 # pins the output for a probe text).
-TOKENIZER_VERSION = 4
+TOKENIZER_VERSION = 6
 
 
 def index_settings(params):
-    """What an index built with these parameters depends on, as one string."""
-    parts = ["tokenizer=%d" % TOKENIZER_VERSION]
+    """What an index built with these parameters depends on, as one string
+    (the tokenizer's version, the size of its Chinese table, the chunking)."""
+    parts = ["tokenizer=%d" % TOKENIZER_VERSION, "zh-table=%d" % zh_table_size()]
     parts += ["%s=%r" % (name, getattr(params, name)) for name in INDEX_PARAMS]
     return " ".join(parts)
 
@@ -132,6 +140,10 @@ _LAZY_PATTERNS = {
     "private": (r"<\s*private(?:\s[^>]*)?>.*?(?:<\s*/\s*private\s*>|\Z)", re.S | re.I),
     "heading": (r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$", 0),
     "fence": (r"^ {0,3}(`{3,}|~{3,})", 0),
+    # digit groups joined by single dashes, dots or spaces; an optional +country
+    # code, or an (area code) first: +86 138 0013 8000, (021) 6234-5678
+    "number": (r"(?<![\w.+-])(\+)?(?:\((\d{1,5})\) ?)?(\d+(?:[-. ]\d+)*)(?![\w-])", re.A),
+    "iso_date": (r"\d{4}-\d{2}-\d{2}", 0),
 }
 _compiled = {}
 
@@ -163,22 +175,92 @@ yours yourself yourselves s t d ll m re ve just also
 """.split())
 
 
+ZH_TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "zh-variants.txt")
+_zh = {}
+
+
+def zh_table_size():
+    """The size of the Chinese table (0 if missing): part of an index's settings,
+    since folding depends on it."""
+    try:
+        return os.path.getsize(ZH_TABLE)
+    except OSError:
+        return 0
+
+
+def zh_tables():
+    """(character map for str.translate, {regional word: mainland word}) from
+    data/zh-variants.txt (derived from OpenCC's dictionaries), read on first
+    use; empty if the file is missing."""
+    if not _zh:
+        chars, words = {}, {}
+        try:
+            with open(ZH_TABLE, encoding="utf-8") as f:
+                lines = [line.rstrip("\n") for line in f if not line.startswith("#")]
+            chars = str.maketrans(lines[0], lines[1])
+            words = dict(line.split(" ", 1) for line in lines[2:] if " " in line)
+        except (OSError, IndexError, ValueError):
+            pass  # no table: traditional and simplified are then told apart
+        _zh.update(chars=chars, words=words)
+    return _zh["chars"], _zh["words"]
+
+
+# Chinese words that carry grammar, questions or time rather than a topic
+# (the counterpart of STOPWORDS): a query gives its weight to its other
+# words, and the linker lists none of them as entities.
+ZH_FUNCTION_WORDS = frozenset("""
+什么时候 什么 为什么 怎么样 怎么 怎样 哪里 哪儿 哪个 哪些 哪家 在哪 在哪里 是谁 是什么 多少 几点 几个
+几号 几月 几天 多久 多长 有没有 是不是 能不能 要不要 会不会 的话 还是 或者 以及 然后 因为 所以
+但是 可是 不过 如果 虽然 已经 一下 一点 一些 一个 这个 那个 这些 那些 这里 那里 这样 那样 自己
+我们 你们 他们 她们 它们 大家 上次 下次 这次 那次 最近 之前 之后 以前 以后 现在 当时 今天 明天
+昨天 前天 后天 今年 去年 明年 上周 下周 这周 本周 上个月 下个月 这个月 早上 上午 中午 下午 晚上
+今晚 昨晚 时候 可以 应该 需要 可能 一直 一起 还有 就是 只是 也是 都是 不是 没有 一定 非常 特别
+比较 其实 当然 怎么办 叫什么 干什么 做什么 去哪 去哪里 哪天 哪一天 谁的 给谁 和谁 跟谁
+""".split())
+ZH_FUNCTION_CHARS = frozenset("的了吗呢吧啊呀么哦嗯之其")
+# Characters that attach to words without forming one with them (particles,
+# pronouns, common verbs): 李明说 is 李明 + 说, never a longer name.
+ZH_FREE_CHARS = frozenset("的了是在和与及或等就也还又很太更最把被将对从向为以于让给着过"
+                          "我你他她它们这那哪些个不没有要会能可想去来到说看问叫跟带"
+                          "啊吧呢吗呀哦嗯么之其所而且但并则即每各该此至约第")
+
+
+def function_spans(run):
+    """For each character of a CJK run (folded), whether it lies in a
+    function word (longest match first) or is a function character."""
+    marked, i = [False] * len(run), 0
+    while i < len(run):
+        for size in (4, 3, 2):
+            if run[i:i + size] in ZH_FUNCTION_WORDS:
+                marked[i:i + size] = [True] * size
+                i += size
+                break
+        else:
+            marked[i] = run[i] in ZH_FUNCTION_CHARS
+            i += 1
+    return marked
+
+
 def fold(text):
-    """Text as the tokenizer reads it: NFKC (full-width ＳＤＫ -> SDK), lower case."""
+    """Text as the tokenizer reads it: NFKC (full-width ＳＤＫ -> SDK), lower
+    case, traditional Chinese characters as simplified (帳號 -> 账号), one
+    character for one, so offsets into the text stay valid."""
     if text.isascii():
         return text.lower()
-    return unicodedata.normalize("NFKC", text).lower()
+    return unicodedata.normalize("NFKC", text).lower().translate(zh_tables()[0])
 
 
 def analyse(text):
     """The first stage of the tokenizer: text as space-separated units,
     Latin words as their terms (case-folded, stop words dropped, Porter
-    stems; a code such as KX-4471 whole and in parts) and each CJK run as
-    it is.  The index stores these units beside each line, so a query never
-    stems a candidate's words again; expand() makes the terms."""
+    stems; a code such as KX-4471 whole and in parts), each CJK run as it
+    is, and numbers written in groups also as their digits (number_units).
+    The index stores these units beside each line, so a query never stems a
+    candidate's words again; expand() makes the terms."""
     folded = fold(text)
+    extra = number_units(folded) if len(folded) - len(folded.translate(_NO_DIGITS)) >= 7 else []
     if folded.isascii():
-        return " ".join([t for w in _RUN_RE.findall(folded) for t in _cached_word_terms(w)])
+        return " ".join([t for w in _RUN_RE.findall(folded) for t in _cached_word_terms(w)] + extra)
     units = []
     for i, part in enumerate(_split_cjk(folded)):
         if i % 2:
@@ -186,7 +268,34 @@ def analyse(text):
         elif part:
             for w in _RUN_RE.findall(part):
                 units.extend(_cached_word_terms(w))
-    return " ".join(units)
+    return " ".join(units + extra)
+
+
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+
+
+def number_units(text):
+    """Extra units for the phone and account numbers in text, so that the
+    ways people write one number meet: digit groups (138-0013-8000, 138 0013
+    8000, (021) 6234-5678, +86 138 0013 8000) also as their digits alone
+    (13800138000, and without the country or area code), and any number of
+    7+ digits also by its last four (尾号 8000).  Dates are left alone."""
+    out = []
+    for m in _pattern("number").finditer(text):
+        plus, area, rest = m.group(1), m.group(2), m.group(3)
+        groups = ([area] if area else []) + re.findall(r"\d+", rest)
+        digits = "".join(groups)
+        if len(digits) < 7 or _pattern("iso_date").fullmatch(m.group(0).strip()):
+            continue
+        if len(groups) > 1:
+            out.append(digits)
+        if (plus or area) and len(groups) > 1:
+            local = "".join(groups[1:])
+            out.append(local)
+            if plus:
+                out.append("0" + local)  # national form with the trunk prefix: +886 912... = 0912...
+        out.append(digits[-4:])
+    return out
 
 
 def expand(units, unigrams=True):
@@ -292,10 +401,20 @@ def _word_terms(word):
     if word.isalnum():
         return () if word in STOPWORDS else (stem(word),)
     terms = [word]  # the whole code, unstemmed
-    for part in word.translate(_CONNECTORS_TO_SPACE).split():
+    parts = word.translate(_CONNECTORS_TO_SPACE).split()
+    for part in parts:
         if len(part) > 1 and part not in STOPWORDS:
             terms.append(stem(part))
+    if _is_joinable_code(word):  # AK20260422-0318 is also typed AK202604220318
+        terms.append("".join(parts))
     return tuple(terms)
+
+
+def _is_joinable_code(word):
+    """A code of letters and digits joined by - or _ only (not a date, file or
+    address), which people also write without the joins."""
+    return (not any(c in word for c in ".:/@+") and any(c.isdigit() for c in word)
+            and any(c.isalpha() for c in word))
 
 
 # --- Porter stemmer (M.F. Porter, 1980), for lower-case ASCII words ---------
@@ -457,8 +576,10 @@ _LOG_TF = [0.0] + [1.0 + math.log(n) for n in range(1, 64)]
 
 
 def log_tf(n):
-    """1 + ln(n), the sublinear term frequency of SMART 'l' weighting."""
-    return _LOG_TF[n] if n < 64 else 1.0 + math.log(n)
+    """1 + ln(n), the sublinear term frequency of SMART 'l' weighting (0 for 0)."""
+    if n.__class__ is int and n < 64:
+        return _LOG_TF[n]
+    return 1.0 + math.log(n) if n > 0 else 0.0
 
 
 # --- BM25: the one formula (FTS5's), used by both backends and the ranking -

@@ -11,8 +11,8 @@ class TokenizerTest(unittest.TestCase):
         self.assertEqual(ms.tokenize("painted"), ms.tokenize("painting"))
 
     def test_codes_are_kept_whole_and_in_parts(self):
-        self.assertEqual(ms.tokenize("KX-4471"), ["kx-4471", "kx", "4471"])
-        self.assertEqual(ms.tokenize("138-0013-8000"), ["138-0013-8000", "138", "0013", "8000"])
+        self.assertEqual(ms.tokenize("KX-4471"), ["kx-4471", "kx", "4471", "kx4471"])
+        self.assertEqual(ms.tokenize("138-0013-8000")[:4], ["138-0013-8000", "138", "0013", "8000"])
         self.assertIn("2026-03-15", ms.tokenize("on 2026-03-15."))
         self.assertIn("config.toml", ms.tokenize("edit config.toml"))
 
@@ -30,6 +30,34 @@ class TokenizerTest(unittest.TestCase):
 
     def test_full_width_forms_are_normalised(self):
         self.assertEqual(ms.tokenize("ＲＳＳ"), ["rss"])
+
+    def test_traditional_and_simplified_fold_to_one_form(self):
+        self.assertEqual(ms.tokenize("帳號"), ms.tokenize("账号"))
+        self.assertEqual(ms.tokenize("陳靜"), ms.tokenize("陈静"))
+        self.assertEqual(ms.tokenize("發佈"), ms.tokenize("发布"))
+        self.assertEqual(ms.fold("資料庫"), "资料库")
+        self.assertEqual(len(ms.fold("後來發佈的帳號")), len("後來發佈的帳號"))  # offsets stay valid
+        self.assertEqual(ms.tokenize("什么"), ["什么", "什", "么"])  # a simplified form stays (么 is not 幺)
+
+    def test_numbers_written_in_groups_meet_their_digits(self):
+        digits = set(ms.tokenize("13800138000"))
+        for written in ("138-0013-8000", "138 0013 8000", "+86 138 0013 8000", "138.0013.8000"):
+            self.assertIn("13800138000", ms.tokenize(written), written)
+        self.assertIn("8000", digits)  # the last four digits (尾号)
+        self.assertIn("62345678", ms.tokenize("(021) 6234-5678"))  # without the area code
+        self.assertIn("0912345678", ms.tokenize("+886 912 345 678"))  # national form
+        self.assertNotIn("20260315", ms.tokenize("2026-03-15"))  # a date is not a phone number
+        self.assertIn("ak202604220318", ms.tokenize("AK20260422-0318"))  # codes also without joins
+        self.assertNotIn("hugotoml", ms.tokenize("hugo.toml"))
+
+    def test_index_terms_keep_bigrams_and_each_runs_last_character(self):
+        self.assertEqual(ms.index_terms("十三香"), ["十三", "三香", "香"])
+        self.assertEqual(ms.index_terms("的"), ["的"])
+
+    def test_function_words_are_marked(self):
+        self.assertEqual(ms.function_spans("护照什么时候到期"),
+                         [False, False, True, True, True, True, False, False])
+        self.assertEqual(ms.function_spans("会计是谁"), [False, False, True, True])
 
     def test_punctuation_and_emoji_make_no_terms(self):
         self.assertEqual(ms.tokenize("!!! ... 🎉 -- ***"), [])
