@@ -89,7 +89,7 @@ TOKENIZER_VERSION = 6
 def index_settings(params):
     """What an index built with these parameters depends on, as one string
     (the tokenizer's version, the size of its Chinese table, the chunking)."""
-    parts = ["tokenizer=%d" % TOKENIZER_VERSION, "zh-table=%d" % zh_table_size()]
+    parts = ["tokenizer=%d" % TOKENIZER_VERSION, "zh-table=%d" % zh_table_stamp()]
     parts += ["%s=%r" % (name, getattr(params, name)) for name in INDEX_PARAMS]
     return " ".join(parts)
 
@@ -179,11 +179,13 @@ ZH_TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "zh-
 _zh = {}
 
 
-def zh_table_size():
-    """The size of the Chinese table (0 if missing): part of an index's settings,
-    since folding depends on it."""
+def zh_table_stamp():
+    """A checksum of the Chinese table (0 if missing): part of an index's
+    settings, since folding depends on it."""
+    import zlib
     try:
-        return os.path.getsize(ZH_TABLE)
+        with open(ZH_TABLE, "rb") as f:
+            return zlib.crc32(f.read())
     except OSError:
         return 0
 
@@ -231,7 +233,7 @@ def function_spans(run):
     marked, i = [False] * len(run), 0
     while i < len(run):
         for size in (4, 3, 2):
-            if run[i:i + size] in ZH_FUNCTION_WORDS:
+            if i + size <= len(run) and run[i:i + size] in ZH_FUNCTION_WORDS:
                 marked[i:i + size] = [True] * size
                 i += size
                 break

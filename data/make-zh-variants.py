@@ -27,6 +27,9 @@ AMBIGUOUS = set("""序列 互动 互动式 模拟 储存 通道 核心 建立 �
 片语 机率 装置 对映 映象 感测 遮蔽 外挂 元件 埠 过载 开启 线上 外接 区域性 截图 指标 宕机 启用 向量
 正规化 伤心小栈 通话卡 通讯 扩音 拨出 回拨 画素 相簿 卷轴 影象 储存 永续性""".split())
 
+# Simplified characters that everyday writing uses for one another.
+SIMPLIFIED_VARIANTS = {"帐": "账"}
+
 # Everyday regional pairs (Taiwan / Hong Kong -> mainland) that OpenCC's
 # phrase table leaves out.
 EVERYDAY = """捷运 地铁
@@ -82,6 +85,10 @@ def main(folder):
     # everyday simplified use (么 in 什么, 干, 后): it stays as it is.
     simplified = set(chars.values())
     chars = {k: v for k, v in chars.items() if k not in simplified}
+    # Simplified variants written interchangeably (帐号 / 账号) become one.
+    for variant, standard in SIMPLIFIED_VARIANTS.items():
+        chars = {k: (standard if v == variant else v) for k, v in chars.items()}
+        chars[variant] = standard
 
     def fold(text):
         return "".join(chars.get(c, c) for c in text)
