@@ -332,7 +332,7 @@ class LinkGraph:
         spellings = [entity.name] + [entity.key.lstrip("#@")]
         out = []
         for (p, o), row in rows.items():
-            out.append(Appearance(store_mod.chunk_id(p, o), p, row.start_line, row.end_line, row.heading,
+            out.append(Appearance(store_mod.cite(p, row.start_line, row.end_line), p, row.start_line, row.end_line, row.heading,
                                   row.date, _line_with(row.text, spellings), counts[(p, o)]))
         out.sort(key=lambda a: (a.date is not None, a.date or "", a.path, -a.start_line), reverse=True)
         return out[:limit]
@@ -445,7 +445,7 @@ class LinkGraph:
             if bonus and _same_day(row, target_rows.values()):
                 score = (score + bonus) / (1 + bonus)
             names = [entities[k].name for k in sorted(shared[ref], key=lambda k: (-weight[k], k))]
-            results.append(Related(store_mod.chunk_id(*ref), ref[0], row.start_line, row.end_line,
+            results.append(Related(store_mod.cite(ref[0], row.start_line, row.end_line), ref[0], row.start_line, row.end_line,
                                    row.heading, row.date, round(score, 4), names,
                                    _line_with(row.text, names)))
         results.sort(key=lambda r: (-r.score, r.path, r.start_line))
@@ -456,8 +456,9 @@ class LinkGraph:
         seen = {(h.path, h.start_line, h.end_line) for h in hits}
         out = []
         for hit in hits[:3]:
-            ordinal = int(hit.id.rsplit("#", 1)[1])
-            for r in self.related_to_chunks([(hit.path, ordinal)], limit=limit * 2):
+            ordinals = [c.ordinal for c in self.store.chunks_of(hit.path)
+                        if store_mod.ranges_overlap(c.start_line, c.end_line, hit.start_line, hit.end_line)]
+            for r in self.related_to_chunks([(hit.path, o) for o in ordinals], limit=limit * 2):
                 if (r.path, r.start_line, r.end_line) in seen or any(o.id == r.id for o, _ in out):
                     continue
                 if _overlaps(r, hits):

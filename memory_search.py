@@ -23,6 +23,7 @@ from memory_store import (DEFAULT_PARAMS, Command, Filters, Opt, StoreError, Usa
 __all__ = ["search", "Hit", "analyse_query", "make_snippet", "highlight", "hit_json", "main"]
 
 DEFAULT_LIMIT = 5
+TAIL_LINES = 2  # an overlapping chunk that adds no more lines than this is the hit's tail
 SNIPPET_CHARS = 220
 
 Hit = namedtuple("Hit", "id path start_line end_line heading date score keyword vector snippet text")
@@ -34,7 +35,7 @@ Hit.__doc__ = ("One search result: lines are 1-based and inclusive, scores in [0
 # Query analysis
 # --------------------------------------------------------------------------
 
-Query = namedtuple("Query", "terms weights base probe prefixes unknown dfs n_docs runs")
+Query = namedtuple("Query", "terms weights base probe prefixes unknown dfs n_docs runs missing")
 Query.__doc__ = ("An analysed query: its scoring terms known to the index (repetitions kept); "
                  "the weight of every term that scores (its own, 1; the words its synonyms "
                  "and regional spellings bring in, less); its own terms (what a full match "
@@ -42,7 +43,8 @@ Query.__doc__ = ("An analysed query: its scoring terms known to the index (repet
                  "bigrams, not unigrams); long numbers the index knows only as part of "
                  "longer ones (asked for as prefixes); its Latin words the index has never "
                  "seen (typos, compounds); document frequencies; the number of chunks; its "
-                 "CJK runs.")
+                 "CJK runs; and the weight of each of its words the index does not hold "
+                 "(a hit holds none of them, so they lower every score).")
 
 
 def analyse_query(store, query, params=DEFAULT_PARAMS):
@@ -62,7 +64,7 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
     terms = store_mod.expand(units)
     n_docs = store.chunk_count()
     if not terms or not n_docs:
-        return Query([], {}, set(), [], [], [], {}, n_docs, [])
+        return Query([], {}, set(), [], [], [], {}, n_docs, [], {})
     own = own_weights(units, params)
     alternatives = expansions(units, store.root, params)
     extra = {}
@@ -85,9 +87,11 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
     lone = _lone_chars(units)
     probe = [t for t in dict.fromkeys(indexed) if weights.get(t, 0) > params.function_weight
              and (not _is_unigram(t) or t in lone)]
+    missing = {t: own.get(t, 1.0) for t in dict.fromkeys(terms) if not dfs.get(t) and t not in prefixes
+               and not _is_unigram(t) and t not in parts and not any(c in t for c in "-_.:/@+")}
     return Query([t for t in terms if t in keep], weights, keep, probe, prefixes,
                  [t for t in unknown if t not in parts], dfs, n_docs,
-                 [u for u in units.split() if store_mod.is_cjk(u[0])])
+                 [u for u in units.split() if store_mod.is_cjk(u[0])], missing)
 
 
 def own_weights(units, params=DEFAULT_PARAMS):
@@ -361,9 +365,9 @@ def find_candidates(store, query, filters, params=DEFAULT_PARAMS):
 def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
     """{key: score in [0, 1]}: each candidate's BM25 over the query's weighted
     terms (FTS5's formula) mapped by 1 - exp(-keyword_scale x bm25 / sum of
-    the idf of the query's own terms), about 0.78 for a chunk holding every
-    term once.  A long number the index does not know counts where a term
-    of the chunk starts with it."""
+    the idf of the query's own words, those no note holds included), about
+    0.78 for a chunk holding every word once.  A long number the index does
+    not know counts where a term of the chunk starts with it."""
     idf = {t: store_mod.bm25_idf(query.n_docs, query.dfs[t]) for t in query.weights}
     scale = sum(query.weights[t] * idf[t] for t in query.base)
     prefix_counts = {}
@@ -373,6 +377,10 @@ def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
         holding = sum(1 for n in prefix_counts[p].values() if n)
         idf[p] = store_mod.bm25_idf(query.n_docs, max(holding, 1))
         scale += idf[p]
+    # words no note holds count too: a hit holding one of a query's three
+    # words answers a third of it, though the other two are nowhere
+    missing_idf = store_mod.bm25_idf(query.n_docs, 0)
+    scale += sum(w * missing_idf for w in query.missing.values())
     scale = scale or 1.0
     scores = {}
     for key, c in candidates.items():
@@ -384,8 +392,24 @@ def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
         for p, counts in prefix_counts.items():
             if counts[key]:
                 bm25 += store_mod.bm25_weight(counts[key], idf[p], c.length, avg_length)
+        for word in query.unknown:  # a typo holds as much as it resembles a word of the chunk
+            like = _resemblance(word, c.words)
+            if like and word in query.missing:
+                bm25 += like * query.missing[word] * store_mod.bm25_weight(1, missing_idf, c.length, avg_length)
         scores[key] = 1.0 - math.exp(-params.keyword_scale * bm25 / scale)
     return scores
+
+
+def _resemblance(word, chunk_words, least=0.5):
+    """How much an unknown word resembles the closest Latin word of a chunk
+    (Dice coefficient of their trigrams; 0 below least)."""
+    mine = set(store_mod.cached_grams(word))
+    best = 0.0
+    for w in chunk_words.split():
+        theirs = store_mod.cached_grams(w[1:-1])
+        if theirs:
+            best = max(best, 2.0 * len(mine.intersection(theirs)) / (len(mine) + len(theirs)))
+    return best if best >= least else 0.0
 
 
 def query_vector(query, store, params=DEFAULT_PARAMS):
@@ -402,7 +426,8 @@ def query_vector(query, store, params=DEFAULT_PARAMS):
         weights[term] = w * store_mod.log_tf(counts.get(term, 1)) * math.log(1 + query.n_docs / query.dfs[term])
     for gram, df in gram_dfs.items():
         weights[gram] = params.gram_weight * math.log(1 + query.n_docs / df)
-    norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+    absent = sum((w * math.log(1 + query.n_docs)) ** 2 for w in query.missing.values())
+    norm = math.sqrt(sum(w * w for w in weights.values()) + absent) or 1.0
     return {f: w / norm for f, w in weights.items()}
 
 
@@ -484,9 +509,13 @@ def date_matches(date, wanted):
 MODES = ("hybrid", "keyword", "vector")
 
 
-def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=0.0, filters=None,
+def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, filters=None,
            params=None, sync=False):
     """Rank the memory's chunks for a query: [Hit], best first.
+
+    Hits scoring under min_score are left out; by default (None), those under
+    score_floor or under relative_floor of the best hit (the noise beside a
+    real answer).  min_score=0 keeps every hit.
 
     With sync=True the index is brought up to date first (the freshness
     policy of MemoryStore.answer_fresh; store.stale says if it could not be).
@@ -512,7 +541,11 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=0.0, filt
     order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if mode == "hybrid":
         order = _rerank(order, candidates, merged, q, query_dates(query), params)
-    hits = _passages(order, rows, merged, keyword, vector, params, min_score)
+
+    hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0)
+    if min_score is None and hits:
+        floor = max(params.score_floor, params.relative_floor * hits[0].score)
+        hits = [h for h in hits if h.score >= floor]
     qterms = set(q.weights)
     return [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
 
@@ -556,8 +589,13 @@ def _passages(order, rows, merged, keyword, vector, params, min_score):
                 continue
             start, end = min(hit.start_line, row.start_line), max(hit.end_line, row.end_line)
             touching = store_mod.ranges_overlap(row.start_line, row.end_line, hit.start_line, hit.end_line,
-                                params.merge_gap + 1)
-            if touching and end - start + 1 <= params.merge_max_lines and score >= params.merge_min_share * hit.score:
+                                                params.merge_gap + 1)
+            # a section's short tail (an overlapping chunk adding a line or two) always
+            # joins; a neighbour only if it scores nearly as well
+            tail = store_mod.ranges_overlap(row.start_line, row.end_line, hit.start_line, hit.end_line) and \
+                (end - start) - (hit.end_line - hit.start_line) <= TAIL_LINES
+            if touching and end - start + 1 <= params.merge_max_lines and \
+                    (tail or score >= params.merge_min_share * hit.score):
                 hits[i] = _merged(hit, row, start, end)
                 placed = True
                 break
@@ -568,10 +606,10 @@ def _passages(order, rows, merged, keyword, vector, params, min_score):
             continue
         text = "\n".join(row.text.split("\n")[span[0] - row.start_line:span[1] - row.start_line + 1]) \
             if span != (row.start_line, row.end_line) else row.text
-        hits.append(Hit(store_mod.chunk_id(row.path, row.ordinal), row.path, span[0], span[1],
+        hits.append(Hit(None, row.path, span[0], span[1],
                         row.heading, row.date, round(score, 4), round(keyword.get(key, 0.0), 4),
                         round(vector.get(key, 0.0), 4), "", text))
-    return hits
+    return [h._replace(id=store_mod.cite(h.path, h.start_line, h.end_line)) for h in hits]
 
 
 def _unshown(row, hits):
@@ -587,10 +625,10 @@ def _unshown(row, hits):
 
 
 def _merged(hit, row, start, end):
-    """A hit grown by a neighbouring chunk: named after (id, heading) the chunk
-    where the passage now starts, scored as the better of the two."""
+    """A hit grown by a neighbouring chunk: headed as the chunk where the
+    passage now starts, scored as the better of the two."""
     if row.start_line < hit.start_line:
-        hit = hit._replace(id=store_mod.chunk_id(row.path, row.ordinal), heading=row.heading)
+        hit = hit._replace(heading=row.heading)
     return hit._replace(start_line=start, end_line=end, text=_joined_text(hit, row))
 
 
@@ -716,7 +754,9 @@ def print_hits(hits, query, colour):
 COMMON_OPTS = store_mod.COMMON_OPTS
 SEARCH_OPTS = COMMON_OPTS + [
     Opt(("--limit", "-n"), "limit", "N", store_mod.to_positive_int, "how many results (default 5)"),
-    Opt(("--min-score",), "min_score", "X", store_mod.to_unit_score, "leave out results scoring below X (0-1)"),
+    Opt(("--min-score",), "min_score", "X", store_mod.to_unit_score,
+        "leave out results scoring below X (0-1; 0 shows all; default: those under 0.05 or under "
+        "15% of the best; 0.4 leaves out most partial matches)"),
     Opt(("--since",), "since", "DATE", store_mod.to_date, "only files dated on or after DATE (YYYY-MM-DD)"),
     Opt(("--until",), "until", "DATE", store_mod.to_date, "only files dated on or before DATE"),
     Opt(("--dated-only",), "dated_only", None, None, "leave out undated files such as MEMORY.md"),
@@ -763,7 +803,7 @@ def cmd_search(args):
     with store_mod.cli_store(args) as store:
         filters = Filters(args.since, args.until, args.path, args.dated_only)
         hits = search(store, query, args.limit or DEFAULT_LIMIT, args.mode or "hybrid",
-                      args.min_score or 0.0, filters, sync=True)
+                      args.min_score, filters, sync=True)
         related = linked_memories(store, hits) if args.related else None
         if not hits and not store.chunk_count():
             sys.stderr.write("search: note: nothing is indexed in %s; point --dir or MEMORY_DIR at "

@@ -32,7 +32,7 @@ __all__ = [
     "bm25_idf", "bm25_weight", "log_tf",
     "resolve_memory_dir", "discover", "read_memory_lines", "safe_join", "split_lines",
     "mask_private", "file_date", "parse_reference", "is_heading", "chunk_markdown",
-    "chunk_id", "Chunk", "StoredChunk", "SyncReport", "Filters", "MemoryStore",
+    "cite", "Chunk", "StoredChunk", "SyncReport", "Filters", "MemoryStore",
 ]
 
 # --------------------------------------------------------------------------
@@ -56,6 +56,8 @@ _PARAM_DEFAULTS = [
     ("rerank_depth", 20),        # the best hits get the proximity bonus...
     ("proximity_weight", 0.15),  # ...worth this much (scores renormalised to [0, 1])
     ("date_weight", 0.1),        # bonus for a file dated on a day the query names
+    ("score_floor", 0.05),       # by default hits scoring under this are not shown...
+    ("relative_floor", 0.15),    # ...nor those under this share of the best hit
     ("function_weight", 0.1),    # a query's Chinese function words (什么时候, 是谁, 的) count this much...
     ("cross_weight", 0.3),       # ...a bigram across a function word's edge (频什 in 视频什么) this much
     ("unigram_weight", 1.0),     # ...and a single Chinese character of a longer word this much
@@ -792,8 +794,10 @@ Chunk.__doc__ = ("A bounded piece of one file. Lines are 1-based and inclusive; 
 
 
 
-def chunk_id(path, ordinal):
-    return "%s#%d" % (path, ordinal)
+def cite(path, start_line, end_line):
+    """A citation, 'path:first-last': what results print, what their id is,
+    and what get, related and timeline accept (besides 'path#n', a chunk)."""
+    return "%s:%d-%d" % (path, start_line, end_line)
 
 
 def parse_reference(text):

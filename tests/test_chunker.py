@@ -83,8 +83,9 @@ class ChunkLineRangesTest(unittest.TestCase):
         self.assertIn("visible", joined)
         self.assertEqual(chunks[-1].end_line, 4)
 
-    def test_chunk_id_format(self):
-        self.assertEqual(ms.chunk_id("memory/2026-02-20.md", 5), "memory/2026-02-20.md#5")
+    def test_citation_format(self):
+        self.assertEqual(ms.cite("memory/2026-02-20.md", 5, 9), "memory/2026-02-20.md:5-9")
+        self.assertEqual(ms.parse_reference("memory/2026-02-20.md:5-9"), ("memory/2026-02-20.md", 5, 9))
 
 
 class FileDateTest(unittest.TestCase):

@@ -31,7 +31,7 @@ class CliTest(TempMemory):
             self.assertEqual(set(r), {"id", "path", "start_line", "end_line", "heading", "score",
                                       "snippet", "scores"})
             self.assertEqual(set(r["scores"]), {"keyword", "vector"})
-            self.assertTrue(r["id"].startswith(r["path"] + "#"))
+            self.assertEqual(r["id"], "%s:%d-%d" % (r["path"], r["start_line"], r["end_line"]))
             self.assertLessEqual(r["start_line"], r["end_line"])
             self.assertTrue(0 <= r["score"] <= 1)
             self.assertNotIn("\\", r["path"])

@@ -122,9 +122,10 @@ class GraphTest(TempMemory):
     def test_related_chunks_share_entities(self):
         _, g = self.graph()
         related = g.related("memory/2026-02-20.md#1")
-        self.assertEqual(related[0].id, "memory/2026-02-20.md#0")
+        self.assertEqual(related[0].id, "memory/2026-02-20.md:1-4")  # the chunk before, cited by its lines
         self.assertIn("RSS配置", related[0].shared)
-        self.assertTrue(all(r.id != "memory/2026-02-20.md#1" for r in related))
+        target = [c for c in g.store.chunks_of("memory/2026-02-20.md") if c.ordinal == 1][0]
+        self.assertTrue(all(r.id != ms.cite(target.path, target.start_line, target.end_line) for r in related))
         by_file = g.related("memory/2026-02-20.md")
         self.assertTrue(by_file)
         self.assertTrue(all(r.path != "memory/2026-02-20.md" for r in by_file))

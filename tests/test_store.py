@@ -40,14 +40,14 @@ class SyncTest(TempMemory):
         s = self.store()
         self.assertEqual(self.find(s, "kyoto"), [])
         self.write("memory/2026-03-01.md", "Booked the Kyoto flight.\n")
-        self.assertEqual(ids(self.find(s, "kyoto")), ["memory/2026-03-01.md#0"])
+        self.assertEqual(ids(self.find(s, "kyoto")), ["memory/2026-03-01.md:1-1"])
 
     def test_edited_file_replaces_its_old_chunks(self):
         s = self.store()
         self.assertTrue(self.find(s, "PaperMod"))
         self.write("MEMORY.md", "# Memory\n\nNow the theme is Stack.\n")
         self.assertEqual(self.find(s, "PaperMod"), [])
-        self.assertEqual(ids(self.find(s, "stack theme")), ["MEMORY.md#0"])
+        self.assertEqual(ids(self.find(s, "stack theme")), ["MEMORY.md:1-3"])
 
     def test_renamed_file_is_found_under_its_new_path(self):
         s = self.store()
