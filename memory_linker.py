@@ -752,11 +752,23 @@ def cmd_help(args):
     raise UsageError("a command is needed: %s" % names)
 
 
+LINK_HELP = """commands:
+  link.sh build                      sync the entity graph and summarise it
+  link.sh entity OpenClaw            where an entity appears, and what it appears with
+  link.sh related 2026-02-20.md#5    memories sharing entities with a chunk, lines
+                                     (2026-02-20.md:9-13) or a whole file
+  link.sh entities [--kind term]     the entity table
+  link.sh graph --entity OpenClaw --format dot | dot -Tsvg > graph.svg
+
+Every command syncs the index first and accepts --dir DIR and --json.
+exit codes: 0 ok, 1 runtime error (e.g. unknown entity), 2 usage error."""
+
 _COMMON = store_mod.COMMON_OPTS
 _LIMIT = Opt(("--limit", "-n"), "limit", "N", store_mod.to_positive_int, "how many to show")
 COMMANDS = {
     None: Command(_COMMON, "link.sh COMMAND [options]",
-                  "How memories connect: entities and the memories that share them.", cmd_help),
+                  "How memories connect: entities and the memories that share them.", cmd_help,
+                  True, LINK_HELP),
     "build": Command(_COMMON, "link.sh build [--json]", "Sync the entity graph and summarise it.",
                      cmd_build, False),
     "entity": Command(_COMMON + [_LIMIT], "link.sh entity NAME [--limit N] [--json]",
@@ -780,20 +792,11 @@ COMMANDS = {
         "Draw the entity graph.", cmd_graph, False),
 }
 
-LINK_HELP = """commands:
-  link.sh build                      sync the entity graph and summarise it
-  link.sh entity OpenClaw            where an entity appears, and what it appears with
-  link.sh related 2026-02-20.md#5    memories sharing entities with a chunk, lines
-                                     (2026-02-20.md:9-13) or a whole file
-  link.sh entities [--kind term]     the entity table
-  link.sh graph --entity OpenClaw --format dot | dot -Tsvg > graph.svg
 
-Every command syncs the index first and accepts --dir DIR and --json.
-exit codes: 0 ok, 1 runtime error (e.g. unknown entity), 2 usage error."""
 
 
 def main(argv=None):
-    return store_mod.run_cli(argv, COMMANDS, "link", LINK_HELP)
+    return store_mod.run_cli(argv, COMMANDS, "link")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ score means the same thing from query to query, then merged by weight.
 import math
 import os
 import sys
+import time
 from collections import Counter, namedtuple
 
 import memory_store as store_mod
@@ -23,7 +24,10 @@ from memory_store import (DEFAULT_PARAMS, Command, Filters, Opt, StoreError, Usa
 __all__ = ["search", "Hit", "analyse_query", "make_snippet", "highlight", "hit_json", "main"]
 
 DEFAULT_LIMIT = 5
-TAIL_LINES = 2  # an overlapping chunk that adds no more lines than this is the hit's tail
+DEFAULT_BUDGET = 1500  # tokens of a context pack
+PACK_HITS = 50         # hits a context pack chooses from
+TAIL_LINES = 2  # a section this much longer than a chunk is shown whole
+GIST_TOKENS = 20  # a compact hit's gist: about 80 characters of English, 20 of Chinese
 SNIPPET_CHARS = 220
 
 Hit = namedtuple("Hit", "id path start_line end_line heading date score keyword vector snippet text")
@@ -590,10 +594,11 @@ def _passages(order, rows, merged, keyword, vector, params, min_score):
             start, end = min(hit.start_line, row.start_line), max(hit.end_line, row.end_line)
             touching = store_mod.ranges_overlap(row.start_line, row.end_line, hit.start_line, hit.end_line,
                                                 params.merge_gap + 1)
-            # a section's short tail (an overlapping chunk adding a line or two) always
-            # joins; a neighbour only if it scores nearly as well
+            # the rest of a short section (an overlapping chunk under the same heading,
+            # the two no longer than a chunk and a tail) always joins; a neighbour
+            # only if it scores nearly as well
             tail = store_mod.ranges_overlap(row.start_line, row.end_line, hit.start_line, hit.end_line) and \
-                (end - start) - (hit.end_line - hit.start_line) <= TAIL_LINES
+                row.heading == hit.heading and end - start + 1 <= params.chunk_lines + TAIL_LINES
             if touching and end - start + 1 <= params.merge_max_lines and \
                     (tail or score >= params.merge_min_share * hit.score):
                 hits[i] = _merged(hit, row, start, end)
@@ -725,8 +730,265 @@ def highlight(text, qterms, colour):
 
 
 # --------------------------------------------------------------------------
+# Recall that fits a budget: gists, timelines, context packs
+# --------------------------------------------------------------------------
+
+def estimate_tokens(text):
+    """Tokens a model reads for text, roughly: one per CJK character, one per
+    four other characters (English words run three to five)."""
+    cjk = sum(1 for c in text if store_mod.is_cjk(c)) if not text.isascii() else 0
+    return cjk + (len(text) - cjk + 3) // 4
+
+
+def gist(text, tokens=GIST_TOKENS):
+    """The start of text (one line, whitespace collapsed) within about
+    `tokens` tokens, cut at a word where it can be."""
+    flat = " ".join(text.split())
+    if estimate_tokens(flat) <= tokens:
+        return flat
+    used, cut = 0, 0
+    for i, c in enumerate(flat):
+        used += 4 if store_mod.is_cjk(c) else 1  # in quarter tokens
+        if used > 4 * tokens:
+            break
+        cut = i + 1
+    piece = flat[:cut]
+    if " " in piece[len(piece) // 2:] and not store_mod.is_cjk(flat[cut:cut + 1] or "a"):
+        piece = piece[:piece.rindex(" ")]
+    return piece.rstrip(" ,.;:，。；：、") + "…"
+
+
+def sort_newest_first(hits):
+    """Hits ordered by date, newest first (undated last), best first on a tie."""
+    hits = sorted(hits, key=lambda h: -h.score)
+    hits.sort(key=lambda h: h.date or "", reverse=True)  # stable: the score order stays within a day
+    return hits
+
+
+Entry = namedtuple("Entry", "id path start_line end_line date heading text anchor")
+Entry.__doc__ = "A place in a timeline or context pack: its citation, lines, date, heading and text."
+
+
+def timeline(store, anchor, before=3, after=3):
+    """[Entry], oldest first: the memories around an anchor in time.  The
+    anchor is a citation or chunk id (the chunks it covers), or a date (the
+    chunks of the files dated that day).  Around it: `before` chunks that
+    come earlier and `after` that come later, in the same file and then in
+    the files of the days before and after (undated files have no place in
+    time).  Chunks are shown without the lines an earlier one showed."""
+    places = _time_ordered(store)
+    if not places:
+        raise StoreError("nothing dated is indexed in %s (timelines follow files such as "
+                         "memory/2026-03-05.md)" % store.root)
+    chosen, first, last = _anchor_positions(store, places, anchor)
+    picked = range(max(0, first - before), min(len(places), last + after + 1))
+    out, shown = [], set()
+    for i in picked:
+        c = places[i]
+        lines = [(n, line) for n, line in zip(range(c.start_line, c.end_line + 1), c.text.split("\n"))
+                 if (c.path, n) not in shown]
+        if not lines:
+            continue
+        shown.update((c.path, n) for n, _ in lines)
+        text = "\n".join(l for _, l in lines)
+        prev = out[-1] if out else None
+        if prev and prev.path == c.path and prev.heading == c.heading and prev.end_line + 1 == lines[0][0] \
+                and len(lines) <= TAIL_LINES:  # a section's tail stays with it
+            out[-1] = prev._replace(id=store_mod.cite(c.path, prev.start_line, lines[-1][0]), end_line=lines[-1][0],
+                                    text=prev.text + "\n" + text, anchor=prev.anchor or i in chosen)
+            continue
+        out.append(Entry(store_mod.cite(c.path, lines[0][0], lines[-1][0]), c.path, lines[0][0], lines[-1][0],
+                         c.date, c.heading, text, i in chosen))
+    return out
+
+
+def _time_ordered(store):
+    """Every chunk of the dated files, oldest file first, in file order."""
+    dates = store.file_dates()
+    out = []
+    for path in sorted((p for p, d in dates.items() if d), key=lambda p: (dates[p], p)):
+        out.extend(store.chunks_of(path))
+    return out
+
+
+def _anchor_positions(store, places, anchor):
+    """(positions of the chunks an anchor names, first, last): the window
+    around them is places[first - before:last + after + 1].  A date with no
+    file of its own names none: the window is the days around it."""
+    import re
+    if re.match(r"^\d{4}-\d{2}-\d{2}$", anchor):
+        store_mod.to_date(anchor)
+        found = [i for i, c in enumerate(places) if c.date == anchor]
+        if found:
+            return set(found), min(found), max(found)
+        later = next((i for i, c in enumerate(places) if c.date > anchor), len(places))
+        return set(), later, later - 1
+    try:
+        path, first, last = store_mod.parse_reference(anchor)
+    except ValueError as exc:
+        raise UsageError(str(exc))
+    path = path.replace("\\", "/")
+    if path.startswith("./"):
+        path = path[2:]
+    store_mod.safe_join(store.root, path)
+    if first is None:
+        raise UsageError("timeline needs a citation (file.md:5-9), a chunk id (file.md#2) or a date "
+                         "(YYYY-MM-DD), not a whole file")
+    found = [i for i, c in enumerate(places) if c.path == path and (
+        c.ordinal == last if first == "#" else store_mod.ranges_overlap(c.start_line, c.end_line, first, last))]
+    if not found:
+        dated = store.file_dates().get(path, "missing")
+        if dated == "missing":
+            raise StoreError("no memory file %r in the index" % path)
+        if dated is None:
+            raise StoreError("%s has no date (timelines follow dated files such as memory/2026-03-05.md)" % path)
+        raise StoreError("nothing indexed at %s" % anchor)
+    return set(found), min(found), max(found)
+
+
+def context_pack(store, query, budget=1500, filters=None, params=None):
+    """(markdown, [Entry]): the best passages for a query, whole lines only,
+    each with its citation, within `budget` estimated tokens (see
+    estimate_tokens), for an agent's prompt."""
+    return pack(search(store, query, limit=PACK_HITS, filters=filters, params=params), query, budget)
+
+
+def pack(hits, query, budget):
+    """context_pack from hits: passages in rank order; one that does not fit
+    whole is cut at a line, and the pack stops there."""
+    header = "## Memories for: %s\n" % " ".join(query.split())
+    used, entries, blocks = estimate_tokens(header), [], []
+    for h in hits:
+        title = "\n[%s] %s\n" % (h.id, h.heading) if h.heading else "\n[%s]\n" % h.id
+        lines = h.text.split("\n")
+        room = budget - used - estimate_tokens(title)
+        kept = []
+        for line in lines:
+            cost = estimate_tokens(line) + 1
+            if cost > room:
+                break
+            kept.append(line)
+            room -= cost
+        while kept and not kept[-1].strip():
+            kept.pop()
+        if not any(l.strip() for l in kept):
+            break
+        end = h.start_line + len(kept) - 1
+        entry = Entry(store_mod.cite(h.path, h.start_line, end), h.path, h.start_line, end, h.date,
+                      h.heading, "\n".join(kept), False)
+        block = title.replace(h.id, entry.id) + entry.text + "\n"
+        used += estimate_tokens(block)
+        entries.append(entry)
+        blocks.append(block)
+        if len(kept) < len(lines):
+            break
+    return header + "".join(blocks), entries
+
+
+# --------------------------------------------------------------------------
+# Watch: keep the index fresh for a long-running agent
+# --------------------------------------------------------------------------
+
+HOT_SECONDS = 2 * 86400  # files changed this recently are checked every interval
+FULL_SCAN_SECONDS = (30.0, 300.0)  # every file is checked this often: from, backing off to when idle
+
+
+def watch(store, interval=1.0, stop=None, log=None):
+    """Keep store's index fresh until stop (a threading.Event) is set.
+
+    Every `interval` seconds it stats the files changed in the last two days
+    and the top-level ones (today's log, MEMORY.md) and the folders' times
+    (a file added or removed changes them); every 30 seconds, backing off to
+    5 minutes while nothing changes, every file.  After each check it leaves
+    a heartbeat beside the index, so that searches meanwhile skip their own
+    check.  log(message) receives one line per sync that changed something."""
+    import threading
+    stop = stop or threading.Event()
+    log = log or (lambda message: None)
+    folders, hot, last_full, period = {}, [], 0.0, FULL_SCAN_SECONDS[0]
+    while not stop.is_set():
+        try:
+            if time.time() - last_full >= period or _folders_changed(folders):
+                folders = {}
+                scan = store_mod.discover(store.root, store.index_dir, folders)
+                report = store.sync(scan=scan)
+                hot = _hot_files(scan[0])
+                last_full = time.time()
+                period = FULL_SCAN_SECONDS[0] if _changed(report) else min(2 * period, FULL_SCAN_SECONDS[1])
+            else:
+                report = store.sync(only=hot)
+            if _changed(report):
+                period = FULL_SCAN_SECONDS[0]
+                log("synced %s; %s" % (_report_text(report), store_mod.plural(store.chunk_count(), "chunk")))
+            store.beat(interval)
+        except StoreError as exc:
+            log("warning: %s; trying again" % exc)
+        stop.wait(interval)
+    store.stop_beating()
+
+
+def _folders_changed(folders):
+    for folder, mtime in folders.items():
+        try:
+            if os.stat(folder).st_mtime_ns != mtime:
+                return True
+        except OSError:
+            return True
+    return False
+
+
+def _hot_files(found):
+    """Top-level files and those changed in the last two days."""
+    recent = time.time() - HOT_SECONDS
+    return [f.path for f in found if "/" not in f.path or f.mtime_ns / 1e9 >= recent]
+
+
+def _changed(report):
+    return bool(report.added or report.updated or report.removed)
+
+
+def _report_text(report):
+    parts = []
+    for label, paths in (("added", report.added), ("updated", report.updated), ("removed", report.removed)):
+        if paths:
+            parts.append("%s %s" % (label, ", ".join(paths[:3]) + (" and %d more" % (len(paths) - 3)
+                                                                    if len(paths) > 3 else "")))
+    return "; ".join(parts)
+
+
+def cmd_watch(args):
+    store_mod.no_words(args)
+    import signal
+    import threading
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())  # finish the sync under way, then stop
+
+    def log(message):
+        if not args.quiet:
+            sys.stderr.write("watch: %s %s\n" % (time.strftime("%H:%M:%S"), message))
+            sys.stderr.flush()
+    with store_mod.cli_store(args) as store:
+        log("watching %s (Ctrl-C to stop)" % store.root)
+        watch(store, args.interval or 1.0, stop, log)
+        log("stopped")
+    return 0
+
+
+# --------------------------------------------------------------------------
 # Output: the one place that renders results
 # --------------------------------------------------------------------------
+
+def compact_json(hit):
+    return {"id": hit.id, "date": hit.date, "score": hit.score, "gist": gist(hit.snippet)}
+
+
+def print_compact(hits, query):
+    if not hits:
+        sys.stdout.write("No memories match %r.\n" % query)
+    for hit in hits:
+        sys.stdout.write("%s %s %.2f %s\n" % (hit.id, hit.date or "-", hit.score, gist(hit.snippet)))
+
 
 def hit_json(hit):
     return {"id": hit.id, "path": hit.path, "start_line": hit.start_line, "end_line": hit.end_line,
@@ -765,6 +1027,21 @@ SEARCH_OPTS = COMMON_OPTS + [
         "hybrid (default), keyword (BM25) or vector (TF-IDF)"),
     Opt(("--related",), "related", None, None,
         "also list memories linked to the top hits by shared entities (see link.sh)"),
+    Opt(("--compact",), "compact", None, None, "one short line per hit: id, date, score, gist"),
+    Opt(("--sort",), "sort", "ORDER", store_mod.to_choice("score", "date"),
+        "score (default) or date (newest first, after the cut)"),
+]
+TIMELINE_OPTS = COMMON_OPTS + [
+    Opt(("--before",), "before", "N", store_mod.to_count, "memories before the anchor (default 3)"),
+    Opt(("--after",), "after", "N", store_mod.to_count, "memories after the anchor (default 3)"),
+    Opt(("--full",), "full", None, None, "print every line, not a gist"),
+]
+WATCH_OPTS = COMMON_OPTS + [
+    Opt(("--interval",), "interval", "SECONDS", store_mod.to_seconds, "how often to check recent files (default 1)"),
+    Opt(("--quiet",), "quiet", None, None, "no line per sync on stderr"),
+]
+CONTEXT_OPTS = COMMON_OPTS + [o for o in SEARCH_OPTS if o.dest in ("since", "until", "dated_only", "path")] + [
+    Opt(("--budget",), "budget", "TOKENS", store_mod.to_positive_int, "size of the pack (default 1500)"),
 ]
 GET_OPTS = COMMON_OPTS + [
     Opt(("--from",), "start", "N", store_mod.to_positive_int, "first line (1-based)"),
@@ -776,22 +1053,34 @@ REINDEX_OPTS = COMMON_OPTS + [
     Opt(("--check",), "check", None, None, "only report what is stale; change nothing"),
 ]
 
-SEARCH_HELP = """subcommands:
-  search.sh get PATH [--from N] [--lines M]  print lines of a memory file; PATH may be
-                                            a citation 'file.md:31-44' or an id 'file.md#5'
-  search.sh status [--json]                 backend, files, chunks, index size, problems
-  search.sh sync [--json]                   bring the index up to date without searching
-  search.sh reindex [--check]               back up the index and rebuild it (= reindex.sh)
+SEARCH_HELP = """subcommands (each takes --dir, --json and --help):
+  search.sh get PATH [--from N] [--lines M] [--plain]
+                              print lines of a memory file; PATH may be a citation
+                              (file.md:31-44, as results cite) or a chunk (file.md#5)
+  search.sh timeline ID|DATE  what happened around a memory in time
+  search.sh context QUERY     the best passages as one Markdown block (--budget 1500)
+  search.sh watch             keep the index fresh while an agent runs
+  search.sh status            backend, files, chunks, index size, problems
+  search.sh sync              bring the index up to date without searching
+  search.sh reindex [--check] back up the index and rebuild it (= reindex.sh)
 
 examples:
   search.sh "博客RSS配置"
   search.sh "configure RSS feed" --limit 3 --json
-  search.sh 京都 机票 --since 2026-02-01 --path "memory/*"
-  search.sh -- status                       search for the word "status" itself
+  search.sh 京都 机票 --since 2026-02-01 --path "memory/*" --compact
+  search.sh get memory/2026-02-20.md:1-7 --json
+  search.sh -- status                  search for the word "status" itself
 
+Scores are 0-1: at 0.4 and above a hit holds most of the query's words
+(--min-score 0.4 leaves out most partial matches).
 exit codes: 0 ok (also when nothing matches), 1 runtime error, 2 usage error.
 environment: MEMORY_DIR (memory folder), MEMORY_BACKEND (auto|sqlite|json),
-MEMORY_INDEX_DIR (index location), NO_COLOR (no colour)."""
+MEMORY_INDEX_DIR (index location), MEMORY_PYTHON (the wrappers' interpreter),
+MEMORY_DEBUG=1 (tracebacks), NO_COLOR (no colour)."""
+
+REINDEX_HELP = """examples:
+  reindex.sh                  back up the index, rebuild it from the Markdown
+  reindex.sh --check --json   only say what is stale: {"stale": true, "changed": [...]}"""
 
 
 def cmd_search(args):
@@ -804,21 +1093,87 @@ def cmd_search(args):
         filters = Filters(args.since, args.until, args.path, args.dated_only)
         hits = search(store, query, args.limit or DEFAULT_LIMIT, args.mode or "hybrid",
                       args.min_score, filters, sync=True)
+        if args.sort == "date":
+            hits = sort_newest_first(hits)
         related = linked_memories(store, hits) if args.related else None
-        if not hits and not store.chunk_count():
-            sys.stderr.write("search: note: nothing is indexed in %s; point --dir or MEMORY_DIR at "
-                             "the folder that holds your notes\n" % store.root)
+        explain_no_hits(store, hits, args)
         if args.json:
             doc = {"query": query, "backend": store.backend_name, "stale": store.stale,
-                   "results": [hit_json(h) for h in hits]}
+                   "results": [compact_json(h) if args.compact else hit_json(h) for h in hits]}
             if related is not None:
                 import memory_linker
                 doc["related"] = [memory_linker.related_json(r, related_to=via) for r, via in related]
             print_json(doc)
+        elif args.compact:
+            print_compact(hits, query)
         else:
             print_hits(hits, query, store_mod.use_colour())
             if related:
                 print_related(related)
+    return 0
+
+
+def explain_no_hits(store, hits, args):
+    """A note on stderr when nothing matched for a reason the user can fix."""
+    if hits:
+        return
+    if not store.chunk_count():
+        sys.stderr.write("search: note: nothing is indexed in %s; point --dir or MEMORY_DIR at "
+                         "the folder that holds your notes\n" % store.root)
+    elif args.path and not any(store_mod.glob_matches(args.path, p) for p in store.known_files()):
+        sys.stderr.write("search: note: no memory file matches --path %r\n" % args.path)
+
+
+def cmd_timeline(args):
+    if len(args.words) != 1:
+        raise UsageError("timeline takes one ID, citation or date (got %d): search.sh timeline "
+                         "memory/2026-02-20.md:1-7" % len(args.words))
+    with store_mod.cli_store(args) as store:
+        store.refresh()
+        entries = timeline(store, args.words[0], 3 if args.before is None else args.before,
+                           3 if args.after is None else args.after)
+    if args.json:
+        print_json({"anchor": args.words[0], "entries": [entry_json(e, args.full) for e in entries]})
+        return 0
+    for e in entries:
+        mark = ">" if e.anchor else " "
+        head = "%s %s  %s  %s" % (mark, e.id, e.date, e.heading)
+        if args.full:
+            sys.stdout.write(head + "\n" + "".join("    %s\n" % l for l in e.text.split("\n")))
+        else:
+            sys.stdout.write("%s\n    %s\n" % (head, gist(_content(e.text))))
+    return 0
+
+
+def _content(text):
+    """The lines of a chunk worth a gist (no blank lines or headings)."""
+    lines = text.split("\n")
+    return " ".join(lines[i].strip() for i in store_mod.content_lines(lines))
+
+
+def entry_json(e, full=True):
+    out = {"id": e.id, "path": e.path, "start_line": e.start_line, "end_line": e.end_line,
+           "date": e.date, "heading": e.heading, "anchor": e.anchor}
+    if full:
+        out["text"] = e.text
+    else:
+        out["gist"] = gist(_content(e.text))
+    return out
+
+
+def cmd_context(args):
+    query = " ".join(args.words)
+    if not query.strip():
+        raise UsageError("empty query (try: search.sh context \"what to recall\" --budget 1500)")
+    with store_mod.cli_store(args) as store:
+        store.refresh()
+        filters = Filters(args.since, args.until, args.path, args.dated_only)
+        text, entries = context_pack(store, query, args.budget or DEFAULT_BUDGET, filters)
+    if args.json:
+        print_json({"query": query, "budget": args.budget or DEFAULT_BUDGET, "tokens": estimate_tokens(text),
+                    "stale": store.stale, "entries": [entry_json(e) for e in entries]})
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -896,16 +1251,28 @@ def cmd_status(args):
         store.refresh()
         info = store.status()
         info["stale"] = store.stale or bool(info["stale_files"])
+        info["checked"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+        info["watcher"] = store.watcher()
+        info["python"] = interpreter_info()
     if args.json:
         print_json(info)
         return 0
     backend = info["backend"]
     if info["fallback_reason"]:
         backend += " (fallback: %s)" % info["fallback_reason"]
+    watcher = info["watcher"]
     rows = [("memory folder", info["memory_dir"]), ("backend", backend),
             ("FTS5 available", "yes" if info["fts5"] else "no"), ("index", info["index_path"]),
             ("index size", store_mod.human_bytes(info["index_bytes"])), ("files", info["files"]),
-            ("chunks", info["chunks"]), ("last sync", info["last_sync"] or "never"),
+            ("chunks", info["chunks"]), ("last change", info["last_sync"] or "never"),
+            ("last checked", info["checked"] + " (now)"),
+            ("watch", "none" if not watcher else "pid %d, %s" % (
+                watcher["pid"], "checking every %gs" % watcher["interval"] if watcher["fresh"]
+                else "not running" if not watcher["alive"] else "not heard from since %s" % time.strftime(
+                    "%H:%M:%S", time.localtime(watcher["checked"])))),
+            ("python", "%s %s, starts in %s" % (info["python"]["executable"], info["python"]["version"],
+                                                 "%.0f ms" % info["python"]["startup_ms"]
+                                                 if info["python"]["startup_ms"] else "?")),
             ("stale files", ", ".join(info["stale_files"]) or "none"),
             ("problem files", "none" if not info["problem_files"] else "")]
     for label, value in rows:
@@ -913,6 +1280,21 @@ def cmd_status(args):
     for p in info["problem_files"]:
         sys.stdout.write("  %s (%s)\n" % (p["path"], p["issue"]))
     return 0
+
+
+def interpreter_info():
+    """The interpreter running the suite and how long a bare start of it takes
+    (a version-manager shim can add 80 ms to every call: set MEMORY_PYTHON)."""
+    import subprocess
+    started = time.perf_counter()
+    try:
+        subprocess.run([sys.executable, "-S", "-c", "pass"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=10)
+        startup = round((time.perf_counter() - started) * 1000, 1)
+    except (OSError, subprocess.SubprocessError):
+        startup = None
+    return {"executable": sys.executable, "version": sys.version.split()[0], "startup_ms": startup,
+            "wrapper_python": os.environ.get("MEMORY_PYTHON") or "python3"}
 
 
 def problems_json(problems):
@@ -929,9 +1311,9 @@ def cmd_sync(args):
                     "unchanged": len(report.unchanged), "chunks": count,
                     "problems": problems_json(report.problems)})
         return 0
-    sys.stdout.write("synced: %d added, %d updated, %d removed, %d unchanged; %d chunks\n"
+    sys.stdout.write("synced: %d added, %d updated, %d removed, %d unchanged; %s\n"
                      % (len(report.added), len(report.updated), len(report.removed),
-                        len(report.unchanged), count))
+                        len(report.unchanged), store_mod.plural(count, "chunk")))
     for p, i in report.problems:
         sys.stdout.write("  skipped or flagged: %s (%s)\n" % (p, i))
     return 0
@@ -958,29 +1340,40 @@ def cmd_reindex(args):
         print_json({"files": len(report.added), "chunks": count, "backup": backup,
                     "problems": problems_json(report.problems)})
     else:
-        sys.stdout.write("rebuilt: %d files, %d chunks%s\n" % (
-            len(report.added), count, ("; backup: %s" % backup) if backup else ""))
+        sys.stdout.write("rebuilt: %s, %s%s\n" % (
+            store_mod.plural(len(report.added), "file"), store_mod.plural(count, "chunk"),
+            ("; backup: %s" % backup) if backup else ""))
     return 0
 
 
 COMMANDS = {
     None: Command(SEARCH_OPTS, "search.sh [options] QUERY...",
-                  "Search the Markdown memory folder (hybrid BM25 + TF-IDF), with citations.", cmd_search),
+                  "Search the Markdown memory folder (hybrid BM25 + TF-IDF), with citations.", cmd_search,
+                  True, SEARCH_HELP),
     "get": Command(GET_OPTS, "search.sh get PATH [--from N] [--lines M] [--json]",
                    "Print lines of a memory file (never outside the memory folder).", cmd_get),
+    "timeline": Command(TIMELINE_OPTS, "search.sh timeline ID|CITATION|DATE [--before N] [--after N] [--full]",
+                        "What happened around a memory in time: the chunks before and after it in its "
+                        "file and in the daily logs of the days around it, oldest first.", cmd_timeline),
+    "context": Command(CONTEXT_OPTS, "search.sh context QUERY... [--budget TOKENS] [--json]",
+                       "The best passages for a query, with citations, as one Markdown block that fits "
+                       "a token budget (1 token per CJK character, 1 per 4 other characters).",
+                       cmd_context),
+    "watch": Command(WATCH_OPTS, "search.sh watch [--interval SECONDS] [--quiet]",
+                     "Keep the index fresh until stopped (Ctrl-C or SIGTERM); searches meanwhile skip "
+                     "their own check of the folder.", cmd_watch, False),
     "status": Command(COMMON_OPTS, "search.sh status [--json]", "Show the index's state.", cmd_status),
     "sync": Command(COMMON_OPTS, "search.sh sync [--json]", "Bring the index up to date.", cmd_sync),
     "reindex": Command(REINDEX_OPTS, "reindex.sh [--check] [--json] [--dir DIR] [--backend NAME]",
-                       "Back up the index (the last 3 are kept) and rebuild it from the Markdown. "
-                       "--check changes nothing and exits 0 either way; with --json it says "
-                       "\"stale\": true or false.", cmd_reindex),
+                       "Back up the index (the last 3 are kept) and rebuild it from the Markdown.\n"
+                       "--check changes nothing and exits 0 either way (with --json it says\n"
+                       "\"stale\": true or false).", cmd_reindex, False, REINDEX_HELP),
 }
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    prog = "reindex" if argv[:1] == ["reindex"] else "search"
-    return store_mod.run_cli(argv, COMMANDS, prog, SEARCH_HELP)
+    return store_mod.run_cli(argv, COMMANDS, "reindex" if argv[:1] == ["reindex"] else "search")
 
 
 if __name__ == "__main__":

@@ -685,13 +685,15 @@ def content_hash(data):
     return hashlib.sha1(data.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def discover(root, index_dir=None):
+def discover(root, index_dir=None, folders=None):
     """Every memory file under root: (files, problems).
 
     Skips hidden files and folders, the index folder, the suite's own files
     when the suite lives inside root, symlinked folders (no loops), and
     symlinked files that lead outside root.  One stat per Markdown file:
-    this runs before every command.
+    this runs before every command.  A dict passed as folders receives the
+    modification time of every folder read ({path: mtime_ns}): a file added
+    or removed changes its folder's.
     """
     import stat as stat_mod
     files, problems = [], []
@@ -702,6 +704,8 @@ def discover(root, index_dir=None):
     while stack:
         folder, prefix = stack.pop()
         try:
+            if folders is not None:
+                folders[folder] = os.stat(folder).st_mtime_ns
             with os.scandir(folder) as listing:
                 entries = list(listing)
         except OSError:
@@ -736,6 +740,25 @@ def discover(root, index_dir=None):
                 files.append(SourceFile(rel, entry.path, st.st_size, st.st_mtime_ns))
         stack.extend(reversed(subfolders))
     return files, problems
+
+
+def stat_sources(root, paths):
+    """SourceFiles of the given memory files (relative paths) that still exist,
+    checked as discover checks them."""
+    import stat as stat_mod
+    out = []
+    root_prefix = root.rstrip(os.sep) + os.sep
+    for rel in paths:
+        full = os.path.join(root, *rel.split("/"))
+        try:
+            st = os.stat(full)
+            if os.path.islink(full) and not os.path.realpath(full).startswith(root_prefix):
+                continue
+        except OSError:
+            continue
+        if stat_mod.S_ISREG(st.st_mode):
+            out.append(SourceFile(rel, full, st.st_size, st.st_mtime_ns))
+    return out
 
 
 def _encodable(name):
@@ -2460,6 +2483,23 @@ def write_failure(exc, index_dir):
     return None
 
 
+def _restricted(known, only):
+    """known files, or only those among them named in only."""
+    return known if only is None else {p: v for p, v in known.items() if p in set(only)}
+
+
+def _process_alive(pid):
+    if os.name == "nt":  # os.kill(pid, 0) would signal the process there
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # it exists, owned by someone else
+    return True
+
+
 def locate_index_dir(root):
     """Where the index lives: MEMORY_INDEX_DIR, else <root>/.memory, else a
     per-user cache folder keyed by root's path (for read-only folders), else
@@ -2602,16 +2642,21 @@ class MemoryStore:
                   % (str(exc).splitlines()[0] if str(exc) else type(exc).__name__, moved or "nowhere"))
 
     # --- keeping the index fresh -------------------------------------------
-    def sync(self):
+    def sync(self, only=None, scan=None):
         """Bring the index up to date with the folder; cheap when nothing changed.
-        Raises StoreError when the index cannot be written."""
-        return self._recovering(self._sync, resync=False)
+        With only (relative paths), look at those files alone; with scan (what
+        discover returned), at what it found.  Raises StoreError when the
+        index cannot be written."""
+        return self._recovering(self._sync, only=only, scan=scan, resync=False)
 
     def refresh(self):
         """The freshness policy every door uses (CLI, MCP server, watch):
         sync before answering; if the index cannot be written (another process
         busy, a full disk), warn and answer from the last good index, with
         self.stale set.  Returns self.stale."""
+        if self.watcher_is_fresh():  # `search.sh watch` checked the folder a moment ago
+            self.stale = False
+            return self.stale
         try:
             self.sync()
             self.stale = False
@@ -2625,7 +2670,7 @@ class MemoryStore:
         refreshed first; on a large one the stat pass runs in a thread while
         answer() runs on the index as it is, and answer() runs again only if
         something changed (rarely)."""
-        if self.chunk_count() < self.params.background_scan_chunks:
+        if self.chunk_count() < self.params.background_scan_chunks or self.watcher_is_fresh():
             self.refresh()
             return answer()
         scan = _BackgroundScan(self)
@@ -2645,15 +2690,18 @@ class MemoryStore:
         report = self._recovering(self._sync, rebuild=True, resync=False)
         return report, backup
 
-    def _sync(self, rebuild=False, scan=None):
-        found, problems = scan or discover(self.root, self.index_dir)
+    def _sync(self, rebuild=False, scan=None, only=None):
+        if only is not None:
+            found, problems = stat_sources(self.root, only), []
+        else:
+            found, problems = scan or discover(self.root, self.index_dir)
         if not rebuild:
-            changed, removed, unchanged = plan_sync(self.backend.known_files(), found)
+            changed, removed, unchanged = plan_sync(_restricted(self.backend.known_files(), only), found)
             if not changed and not removed:
                 self.last_report = SyncReport([], [], [], sorted(unchanged), sorted(problems))
                 return self.last_report
         try:
-            report = self._write_changes(found, list(problems), rebuild)
+            report = self._write_changes(found, list(problems), rebuild, only)
         except OSError as exc:
             raise StoreError("cannot write the index in %s: %s" % (self.index_dir, exc.strerror or exc))
         except (IndexDamaged, StoreError):
@@ -2665,11 +2713,11 @@ class MemoryStore:
         self.last_report = report
         return report
 
-    def _write_changes(self, found, problems, rebuild):
+    def _write_changes(self, found, problems, rebuild, only=None):
         """Apply what changed, one file at a time, in one transaction."""
         added, updated, touched = [], [], []
         with self.backend.writer(rebuild) as w:
-            known = {} if rebuild else w.known_files()  # again, now that we hold the lock
+            known = {} if rebuild else _restricted(w.known_files(), only)  # again, now that we hold the lock
             changed, removed, unchanged = plan_sync(known, found)
             for path in removed:
                 w.remove(path)
@@ -2688,6 +2736,47 @@ class MemoryStore:
                 (updated if f.path in known else added).append(f.path)
         return SyncReport(sorted(added), sorted(updated), sorted(removed),
                           sorted(unchanged + touched), sorted(problems))
+
+    # --- a watcher's heartbeat -------------------------------------------------
+    # `search.sh watch` checks the folder every few seconds and says so in a
+    # small file beside the index; while it is alive and recent, other
+    # processes trust it and skip their own check (a stat of every file).
+
+    HEARTBEAT = "watch.heartbeat"
+
+    def _heartbeat_path(self):
+        return os.path.join(self.index_dir, self.HEARTBEAT) if self.index_dir else None
+
+    def beat(self, interval):
+        """Say that this process (a watcher) checked the folder just now."""
+        path = self._heartbeat_path()
+        if path:
+            tmp = "%s.tmp-%d" % (path, os.getpid())
+            with open(tmp, "w") as f:
+                f.write("%d %s %r\n" % (os.getpid(), interval, time.time()))
+            os.replace(tmp, path)  # no fsync: a lost heartbeat only means a scan
+
+    def stop_beating(self):
+        path = self._heartbeat_path()
+        if path and self.watcher() and self.watcher()["pid"] == os.getpid():
+            os.unlink(path)
+
+    def watcher(self):
+        """{pid, interval, checked, alive, fresh} of the watcher of this folder, or None."""
+        path = self._heartbeat_path()
+        try:
+            with open(path) as f:
+                pid, interval, checked = f.read().split()
+            pid, interval, checked = int(pid), float(interval), float(checked)
+        except (OSError, TypeError, ValueError):
+            return None
+        alive = _process_alive(pid)
+        return {"pid": pid, "interval": interval, "checked": checked, "alive": alive,
+                "fresh": alive and time.time() - checked <= 2 * interval + 0.5}
+
+    def watcher_is_fresh(self):
+        found = self.watcher() if self.index_dir else None
+        return bool(found and found["fresh"] and found["pid"] != os.getpid())
 
     def stale_files(self):
         """What a sync would change, without writing: (changed, removed, skipped)
@@ -2823,6 +2912,16 @@ def to_count(value):
     return n
 
 
+def to_seconds(value):
+    try:
+        x = float(value)
+    except ValueError:
+        raise UsageError("not a number of seconds: %r" % value)
+    if not 0.05 <= x <= 3600:
+        raise UsageError("must be between 0.05 and 3600 seconds: %r" % value)
+    return x
+
+
 def to_unit_score(value):
     try:
         x = float(value)
@@ -2918,9 +3017,10 @@ def format_help(usage, description, opts, epilog=""):
     return "\n".join(lines) + ("\n\n" + epilog if epilog else "") + "\n"
 
 
-Command = namedtuple("Command", "opts usage description handler takes_words")
-Command.__new__.__defaults__ = (True,)
-Command.__doc__ = "A subcommand: its options, usage line, description and handler(args) -> exit code."
+Command = namedtuple("Command", "opts usage description handler takes_words epilog")
+Command.__new__.__defaults__ = (True, "")
+Command.__doc__ = ("A subcommand: its options, usage line, description, handler(args) -> exit code, "
+                   "whether it takes words, and what its help ends with (examples).")
 
 
 def split_subcommand(argv, commands):
@@ -2941,7 +3041,7 @@ def split_subcommand(argv, commands):
     return None, argv
 
 
-def run_cli(argv, commands, prog, main_help=""):
+def run_cli(argv, commands, prog):
     """Shared CLI driver: parse, run, map errors to exit codes (0 ok, 1 runtime
     error, 2 usage error), one line on stderr; MEMORY_DEBUG=1 adds the traceback."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -2955,8 +3055,7 @@ def run_cli(argv, commands, prog, main_help=""):
         args = parse_args(rest, command.opts, command.takes_words)
         args["prog"] = prog
         if args.help:
-            sys.stdout.write(format_help(command.usage, command.description, command.opts,
-                                         main_help if name is None else ""))
+            sys.stdout.write(format_help(command.usage, command.description, command.opts, command.epilog))
             return 0
         return command.handler(args)
     except UsageError as exc:

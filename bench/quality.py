@@ -42,6 +42,7 @@ DATASETS = ("locomo", "cmrc2018", "zh")
 TUNE_CONVERSATIONS = {"conv-26", "conv-30", "conv-41"}
 SPLITS = ("tune", "held")
 METRICS = ("R@1", "R@5", "R@10", "MRR", "R@4kc", "lines")
+BUDGET_METRICS = ("R@500t", "R@1500t", "R@4000t")
 
 
 def dataset_dir(data, name):
@@ -130,8 +131,12 @@ def copy_corpus(root, tmp):
     return dest
 
 
-def suite_searcher(mode="hybrid", backend=None, params=None, limit=10):
-    """Index a corpus copy with the suite; return a search function."""
+BUDGETS = (500, 1500, 4000)  # tokens of a context pack (search.sh context --budget)
+
+
+def suite_searcher(mode="hybrid", backend=None, params=None, limit=10, budgets=()):
+    """Index a corpus copy with the suite; return a search function giving
+    result ranges, and with budgets {budget: ranges of the context pack}."""
     def make(root):
         extra = {"params": params} if params is not None else {}
         store = memory_store.MemoryStore(root, backend=backend, index_dir=os.path.join(root, ".memory"), **extra)
@@ -139,10 +144,15 @@ def suite_searcher(mode="hybrid", backend=None, params=None, limit=10):
 
         def run(query):
             try:
-                hits = memory_search.search(store, query, limit=limit, mode=mode)
+                hits = memory_search.search(store, query, limit=max(limit, 50 if budgets else 0), mode=mode)
             except memory_search.UsageError:  # the data has two empty queries
-                return []
-            return [(h.path, h.start_line, h.end_line) for h in hits]
+                hits = []
+            ranges = [(h.path, h.start_line, h.end_line) for h in hits[:limit]]
+            if not budgets:
+                return ranges
+            packs = {b: [(e.path, e.start_line, e.end_line) for e in memory_search.pack(hits, query, b)[1]]
+                     for b in budgets}
+            return ranges, packs
         return run
     return make
 
@@ -156,7 +166,14 @@ def evaluate_records(data, name, make_searcher, limit_questions=None):
             copy = copy_corpus(root, tmp)
             run = make_searcher(copy)
             for q in qs:
-                records.append((q, score_question(q, run(q["query"]), lambda p: read_lines(copy, p, cache))))
+                found = run(q["query"])
+                ranges, packs = found if isinstance(found, tuple) else (found, {})
+                m = score_question(q, ranges, lambda p: read_lines(copy, p, cache))
+                gold = {(g["path"], g["line"]) for g in q["gold"]}
+                for budget, entries in packs.items():
+                    m["R@%dt" % budget] = float(any(p == gp and s <= gl <= e for p, s, e in entries
+                                                    for gp, gl in gold))
+                records.append((q, m))
     return records
 
 
@@ -186,9 +203,10 @@ def _cell(stats, category, metric):
 
 def format_table(title, rows):
     """rows: [(label, {metric: value})] -> a Markdown table."""
-    out = ["### " + title, "", "| | " + " | ".join(METRICS) + " |", "|---|" + "---:|" * len(METRICS)]
+    metrics = METRICS + tuple(m for m in BUDGET_METRICS if any(("all", m) in stats for _, stats in rows))
+    out = ["### " + title, "", "| | " + " | ".join(metrics) + " |", "|---|" + "---:|" * len(metrics)]
     for label, stats in rows:
-        out.append("| %s | %s |" % (label, " | ".join(_cell(stats, "all", m) for m in METRICS)))
+        out.append("| %s | %s |" % (label, " | ".join(_cell(stats, "all", m) for m in metrics)))
     return "\n".join(out)
 
 
@@ -222,7 +240,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     for name in args.sets.split(","):
         t = time.time()
-        records = evaluate_records(args.data, name, suite_searcher(args.mode, args.backend), args.limit_questions)
+        records = evaluate_records(args.data, name, suite_searcher(args.mode, args.backend, budgets=BUDGETS),
+                                   args.limit_questions)
         rows = split_rows("suite " + args.mode, records)
         print(format_table("%s (%d questions, %.1f s)" % (name, len(records), time.time() - t), rows))
         if args.categories:

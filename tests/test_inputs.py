@@ -169,7 +169,7 @@ class FuzzQueriesTest(TempMemory):
     """Random strings (any Unicode, control characters, FTS5 syntax) are
     searched as text: never an error, always valid JSON."""
 
-    COUNT = 10000
+    COUNT = 10000 if STRESS else 1000
 
     def setUp(self):
         super().setUp()
