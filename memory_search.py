@@ -288,14 +288,9 @@ def discount_longer_words(candidates, query, store, params=DEFAULT_PARAMS):
     if not pairs:
         return
     dfs = store.doc_freqs(sorted(pairs | {ch for p in pairs for ch in p}))
-    n_docs = float(query.n_docs)
-
-    def binds(pair):
-        df = dfs.get(pair, 0)
-        return df >= 2 and math.log(n_docs * df / (dfs.get(pair[0], 1) * dfs.get(pair[1], 1))) >= params.word_cohesion
     clean = set()  # (key, line, bigram) with an occurrence of the word itself
     for key, n, bigram, sides in found:
-        if any(binds(p) for p in sides):
+        if any(store_mod.binds(p, dfs, query.n_docs, params.word_cohesion) for p in sides):
             body = candidates[key].body
             body[bigram] = max(0.0, body[bigram] - (1.0 - params.longer_word_share))
         else:

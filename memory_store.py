@@ -245,6 +245,20 @@ def function_spans(run):
     return marked
 
 
+def binds(pair, dfs, n_docs, threshold):
+    """Whether two CJK characters recur together as one word does in this
+    folder: the pair is in two chunks or more, and its pointwise mutual
+    information, log(N df(ab) / (df(a) df(b))) from document frequencies,
+    reaches threshold (李明轩: 明轩 binds; 李明说: 明说 does not); a doubled
+    character binds when a fifth of its chunks hold it doubled (王娟娟)."""
+    df = dfs.get(pair, 0)
+    if df < 2 or set(pair) & ZH_FREE_CHARS:
+        return False
+    if pair[0] == pair[1]:  # a doubled character (娟娟): bound when it is often doubled
+        return df >= 0.2 * dfs.get(pair[0], 1)
+    return math.log(float(n_docs) * df / (dfs.get(pair[0], 1) * dfs.get(pair[1], 1))) >= threshold
+
+
 def fold(text):
     """Text as the tokenizer reads it: NFKC (full-width ＳＤＫ -> SDK), lower
     case, traditional Chinese characters as simplified (帳號 -> 账号), one

@@ -34,6 +34,15 @@ class ExtractionTest(unittest.TestCase):
         ("完成了博客RSS配置优化", [("term", "RSS配置")]),
         ("SEO优化和评论系统都上线了", [("term", "SEO优化"), ("term", "评论系统")]),
         ("标签 #博客 #旅行", [("tag", "博客"), ("tag", "旅行")]),
+        ("晚上和张伟在外滩吃饭", [("zhname", "张伟"), ("place", "外滩")]),
+        ("去杭州西湖边散步，住在海月花园", [("place", "杭州"), ("place", "西湖"), ("zhplace", "海月花园")]),
+        ("工资卡是招商银行的", [("zhplace", "招商银行")]),
+        ("迁到 Vue3，支持 5G", [("mixed", "Vue3"), ("mixed", "5G")]),
+        ("用了 ＳＤＫ 和 ＡＰＩ", [("caps", "SDK"), ("caps", "API")]),  # full-width folded first
+        ("在谷歌搜索控制台 Google Search Console (GSC) 提交", [("acronym", "GSC"), ("cap", "Google Search Console"),
+                                                          ("expansion", "Google Search Console")]),
+        ("开通了内容分发网络（CDN）", [("acronym", "CDN"), ("expansion", "内容分发网络")]),
+        ("周末和王娟一起去", [("zhname", "王娟")]),  # 周末 is no name, 一起 is no part of one
     ]
 
     def check(self, table):
@@ -48,10 +57,23 @@ class ExtractionTest(unittest.TestCase):
         self.check(self.CHINESE)
 
     def test_chinese_phrases_are_cut_at_stop_characters(self):
-        phrases = {s for k, s in extracted("订好了去京都的机票") if k == "phrase"}
-        self.assertIn("京都", phrases)
-        self.assertIn("机票", phrases)
+        phrases = {s for k, s in extracted("订好了去京都的往返机票和酒店") if k == "phrase"}
+        self.assertEqual(phrases, {"往返机票", "往返机", "返机票"})  # 京都 is a place; 2-character words are not
         self.assertFalse(any("的" in p or "了" in p for p in phrases))
+
+    def test_a_name_that_continues_into_a_longer_one(self):
+        binds = {"明轩", "娟娟"}.__contains__  # what the folder's frequencies would say
+
+        def names(text):
+            return [m.spelling for m in ml.extract_entities(text, binds) if m.kind == "zhname"]
+        self.assertEqual(names("李明轩说了"), ["李明轩"])
+        self.assertEqual(names("李明说了"), ["李明"])
+        self.assertEqual(names("找王娟娟请假"), ["王娟娟"])
+        self.assertEqual(names("王娟负责支付"), ["王娟"])
+
+    def test_traditional_and_simplified_spellings_are_one_entity(self):
+        self.assertEqual(ml.entity_key("zhname", "陳靜"), ml.entity_key("zhname", "陈静"))
+        self.assertEqual(ml.entity_key("caps", "ＳＤＫ"), ml.entity_key("caps", "SDK"))
 
     def test_private_text_has_no_entities(self):
         self.assertEqual(extracted("<private>SecretProject API KEY-1234</private>"), [])
