@@ -20,7 +20,8 @@ import memory_store as store_mod
 from memory_store import Command, Opt, StoreError, UsageError, print_json
 
 __all__ = ["extract_entities", "entity_key", "Mention", "LinkGraph", "Entity", "Related",
-           "Appearance", "graph_json", "graph_dot", "graph_mermaid", "related_json", "main"]
+           "Appearance", "synced_graph", "entity_report", "related_report", "graph_json", "graph_dot",
+           "graph_mermaid", "related_json", "main"]
 
 # Bump when extract_entities changes what it finds: the stored mentions are
 # then extracted again.
@@ -789,11 +790,7 @@ def open_graph(args):
     store = store_mod.cli_store(args)
     try:
         store.refresh()
-        graph = LinkGraph(store)
-        try:
-            graph.sync()
-        except StoreError as exc:
-            sys.stderr.write("link: warning: %s; links may be stale\n" % exc)
+        graph = synced_graph(store)
     except BaseException:
         store.close()
         raise
@@ -841,21 +838,47 @@ def cmd_build(args):
     return 0
 
 
+def synced_graph(store):
+    """The LinkGraph of a store, its links brought up to date (a failed write
+    leaves the last good graph, with a warning)."""
+    graph = LinkGraph(store)
+    try:
+        graph.sync()
+    except StoreError as exc:
+        store.warn("warning: %s; links may be stale" % exc)
+    return graph
+
+
+def entity_report(graph, name, limit=20):
+    """(Entity, [Appearance], [(Entity, weight)]) and the same as JSON-ready data."""
+    entity = graph.find(name)
+    places = graph.appearances(entity, limit)
+    neighbours = graph.neighbours(entity, 10)
+    return (entity, places, neighbours), dict(entity_json(entity), appears=[
+        {"id": a.id, "path": a.path, "start_line": a.start_line, "end_line": a.end_line,
+         "heading": a.heading, "date": a.date, "snippet": a.snippet, "count": a.count} for a in places],
+        related_entities=[dict(entity_json(e), weight=w) for e, w in neighbours])
+
+
+def related_report(graph, target, limit=5):
+    """([Related], JSON-ready data) for a chunk id, citation or file."""
+    try:
+        results = graph.related(target, limit)
+    except ValueError as exc:
+        raise UsageError(str(exc))
+    return results, {"target": target, "results": [related_json(r) for r in results]}
+
+
 def cmd_entity(args):
     if not " ".join(args.words).strip():
         raise UsageError("entity needs a NAME (try: link.sh entities)")
     store, graph = open_graph(args)
     try:
-        entity = graph.find(" ".join(args.words))
-        places = graph.appearances(entity, args.limit or 20)
-        neighbours = graph.neighbours(entity, 10)
+        (entity, places, neighbours), data = entity_report(graph, " ".join(args.words), args.limit or 20)
     finally:
         store.close()
     if args.json:
-        print_json(dict(entity_json(entity), appears=[
-            {"id": a.id, "path": a.path, "start_line": a.start_line, "end_line": a.end_line,
-             "heading": a.heading, "date": a.date, "snippet": a.snippet, "count": a.count} for a in places],
-            related_entities=[dict(entity_json(e), weight=w) for e, w in neighbours]))
+        print_json(data)
         return 0
     colour = store_mod.use_colour()
     bold, dim, off = ("\033[1m", "\033[2m", "\033[0m") if colour else ("", "", "")
@@ -878,13 +901,11 @@ def cmd_related(args):
         raise UsageError("related takes one chunk id (file.md#5), citation (file.md:31-44) or file path")
     store, graph = open_graph(args)
     try:
-        results = graph.related(args.words[0], args.limit or 5)
-    except ValueError as exc:
-        raise UsageError(str(exc))
+        results, data = related_report(graph, args.words[0], args.limit or 5)
     finally:
         store.close()
     if args.json:
-        print_json({"target": args.words[0], "results": [related_json(r) for r in results]})
+        print_json(data)
         return 0
     out = sys.stdout.write
     if not results:

@@ -905,7 +905,7 @@ def watch(store, interval=1.0, stop=None, log=None):
         try:
             if time.time() - last_full >= period or _folders_changed(folders):
                 folders = {}
-                scan = store_mod.discover(store.root, store.index_dir, folders)
+                scan = store.discover(folders)
                 report = store.sync(scan=scan)
                 hot = _hot_files(scan[0])
                 last_full = time.time()
@@ -951,6 +951,26 @@ def _report_text(report):
     return "; ".join(parts)
 
 
+def cmd_add(args):
+    if not args.words:
+        raise UsageError("add needs the note: search.sh add \"what to remember\" (or add - to read it "
+                         "from standard input)")
+    text = sys.stdin.read() if args.words == ["-"] else " ".join(args.words)
+    with store_mod.cli_store(args) as store:
+        added = store_mod.append_memory(store.root, text, args.heading, args.tags, args.file)
+        try:
+            store.sync(only=[added.path])  # the next search finds it at once
+        except StoreError as exc:
+            sys.stderr.write("search: warning: %s; the note is saved and will be indexed later\n" % exc)
+    cited = store_mod.cite(added.path, added.start_line, added.end_line)
+    if args.json:
+        print_json({"id": cited, "path": added.path, "start_line": added.start_line,
+                    "end_line": added.end_line, "created": added.created})
+    else:
+        sys.stdout.write("added %s%s\n" % (cited, " (new file)" if added.created else ""))
+    return 0
+
+
 def cmd_watch(args):
     store_mod.no_words(args)
     import signal
@@ -967,6 +987,256 @@ def cmd_watch(args):
         log("watching %s (Ctrl-C to stop)" % store.root)
         watch(store, args.interval or 1.0, stop, log)
         log("stopped")
+    return 0
+
+
+# --------------------------------------------------------------------------
+# MCP server: the same library calls for any MCP client, over stdio
+# (JSON-RPC 2.0, one message per line; only protocol on stdout, logs on
+# stderr).  Each call refreshes the index as the CLI does, so a note another
+# process wrote a moment ago is found.
+# --------------------------------------------------------------------------
+
+MCP_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
+SERVER_VERSION = "1.0.0"
+_STRING = {"type": "string"}
+_LIMIT = {"type": "integer", "minimum": 1, "maximum": 50}
+
+
+def _tool(name, title, description, properties, required=(), read_only=True, idempotent=True):
+    return {"name": name, "title": title, "description": description,
+            "inputSchema": {"type": "object", "properties": properties, "required": list(required),
+                            "additionalProperties": False},
+            "annotations": {"title": title, "readOnlyHint": read_only, "destructiveHint": False,
+                            "idempotentHint": idempotent, "openWorldHint": False}}
+
+
+MCP_TOOLS = [
+    _tool("memory_search", "Search memory",
+          "Search the user's Markdown memory (daily logs, MEMORY.md) in Chinese or English. Use before "
+          "answering about past work, decisions, people, preferences or dates. Returns hits with "
+          "citations (path:first-last); scores of 0.4 and more answer most of the query.",
+          {"query": _STRING, "limit": _LIMIT, "since": dict(_STRING, description="YYYY-MM-DD"),
+           "until": dict(_STRING, description="YYYY-MM-DD"), "path": dict(_STRING, description="glob or folder"),
+           "min_score": {"type": "number", "minimum": 0, "maximum": 1},
+           "mode": {"type": "string", "enum": list(MODES)}, "compact": {"type": "boolean"},
+           "sort": {"type": "string", "enum": ["score", "date"]}}, ["query"]),
+    _tool("memory_get", "Read memory lines",
+          "Read the lines a citation names (memory/2026-02-20.md:1-7), or part of a memory file.",
+          {"path": dict(_STRING, description="a citation, a chunk id (file.md#2) or a file"),
+           "from": {"type": "integer", "minimum": 1}, "lines": {"type": "integer", "minimum": 1}}, ["path"]),
+    _tool("memory_add", "Add a memory",
+          "Append a note to today's daily log (or to a named memory file); returns its citation.",
+          {"text": _STRING, "heading": _STRING, "tags": {"type": "array", "items": _STRING},
+           "file": dict(_STRING, description="a memory file inside the folder, e.g. MEMORY.md")},
+          ["text"], read_only=False, idempotent=False),
+    _tool("memory_related", "Related memories",
+          "Memories that share people, projects or terms with a citation, chunk or file.",
+          {"target": _STRING, "limit": _LIMIT}, ["target"]),
+    _tool("memory_entity", "Entity",
+          "Where an entity (a person, project, term, #tag, URL...) appears, newest first, and what it "
+          "appears with.", {"name": _STRING, "limit": _LIMIT}, ["name"]),
+    _tool("memory_timeline", "Timeline",
+          "What happened around a memory (a citation) or a date (YYYY-MM-DD), oldest first.",
+          {"anchor": _STRING, "before": {"type": "integer", "minimum": 0, "maximum": 50},
+           "after": {"type": "integer", "minimum": 0, "maximum": 50}}, ["anchor"]),
+    _tool("memory_context", "Context pack",
+          "The best passages for a query as one Markdown block within a token budget.",
+          {"query": _STRING, "budget": {"type": "integer", "minimum": 50, "maximum": 32000}}, ["query"]),
+    _tool("memory_status", "Memory status", "The index's state: folder, files, chunks, what is stale.", {}),
+]
+
+
+class ToolError(Exception):
+    """A tool call that cannot be done as asked: an isError result, one line."""
+
+
+class McpServer:
+    """Answers MCP messages for one memory folder."""
+
+    def __init__(self, store, log=None):
+        self.store = store
+        self.log = log or (lambda message: None)
+        self.tools = {t["name"]: t for t in MCP_TOOLS}
+
+    def handle(self, message):
+        """The response to one decoded message (None for a notification)."""
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or \
+                not isinstance(message.get("method", ""), str) or "method" not in message and "id" not in message:
+            return _rpc_error(message.get("id") if isinstance(message, dict) else None, -32600, "Invalid Request")
+        method, ident = message.get("method"), message.get("id")
+        if method is None:  # a response to us: we never ask anything
+            return None
+        if "id" not in message:  # a notification (notifications/initialized, cancelled...)
+            return None
+        params = message.get("params", {})
+        if not isinstance(params, dict):
+            return _rpc_error(ident, -32602, "params must be an object")
+        handler = {"initialize": self._initialize, "ping": lambda p: {}, "tools/list": self._list,
+                   "tools/call": self._call}.get(method)
+        if handler is None:
+            return _rpc_error(ident, -32601, "Method not found: %s" % method)
+        try:
+            return {"jsonrpc": "2.0", "id": ident, "result": handler(params)}
+        except _InvalidParams as exc:
+            return _rpc_error(ident, -32602, str(exc))
+
+    def _initialize(self, params):
+        asked = params.get("protocolVersion")
+        version = asked if asked in MCP_VERSIONS else MCP_VERSIONS[0]
+        client = params.get("clientInfo") or {}
+        self.log("client %s %s, protocol %s" % (client.get("name", "?"), client.get("version", ""), version))
+        return {"protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": "memory-search", "title": "Markdown memory", "version": SERVER_VERSION},
+                "instructions": "Search the user's Markdown memory before answering about past work, people, "
+                                "preferences or dates; cite path:first-last; save what should be remembered "
+                                "with memory_add."}
+
+    def _list(self, params):
+        return {"tools": MCP_TOOLS}
+
+    def _call(self, params):
+        name, arguments = params.get("name"), params.get("arguments", {})
+        arguments = {} if arguments is None else arguments
+        if name not in self.tools:
+            raise _InvalidParams("Unknown tool: %s" % name)
+        if not isinstance(arguments, dict):
+            raise _InvalidParams("arguments must be an object")
+        try:
+            _check_arguments(self.tools[name]["inputSchema"], arguments)
+            data = getattr(self, "_" + name)(arguments)
+        except (ToolError, UsageError, StoreError) as exc:
+            return _tool_error(str(exc))
+        except Exception as exc:  # a bug must not take the server down
+            self.log("error in %s: %s: %s" % (name, type(exc).__name__, exc))
+            return _tool_error("unexpected %s: %s" % (type(exc).__name__, exc))
+        return {"content": [{"type": "text", "text": store_mod.to_json(data)}], "structuredContent": data,
+                "isError": False}
+
+    # --- the tools: each returns what the CLI prints with --json -------------
+    def _memory_search(self, a):
+        store = self.store
+        filters = Filters(a.get("since"), a.get("until"), a.get("path"), False)
+        for key in ("since", "until"):
+            if a.get(key):
+                store_mod.to_date(a[key])
+        hits = search(store, a["query"], a.get("limit", DEFAULT_LIMIT), a.get("mode", "hybrid"),
+                      a.get("min_score"), filters, sync=True)
+        if a.get("sort") == "date":
+            hits = sort_newest_first(hits)
+        return {"query": a["query"], "backend": store.backend_name, "stale": store.stale,
+                "results": [compact_json(h) if a.get("compact") else hit_json(h) for h in hits]}
+
+    def _memory_get(self, a):
+        self.store.refresh()
+        return read_cited(self.store.root, a["path"], a.get("from"), a.get("lines"), self.store)
+
+    def _memory_add(self, a):
+        added = store_mod.append_memory(self.store.root, a["text"], a.get("heading"), a.get("tags") or (),
+                                        a.get("file"))
+        self.store.sync(only=[added.path])
+        return {"id": store_mod.cite(added.path, added.start_line, added.end_line), "path": added.path,
+                "start_line": added.start_line, "end_line": added.end_line, "created": added.created}
+
+    def _graph(self):
+        import memory_linker
+        self.store.refresh()
+        return memory_linker, memory_linker.synced_graph(self.store)
+
+    def _memory_related(self, a):
+        linker, graph = self._graph()
+        return linker.related_report(graph, a["target"], a.get("limit", 5))[1]
+
+    def _memory_entity(self, a):
+        linker, graph = self._graph()
+        return linker.entity_report(graph, a["name"], a.get("limit", 20))[1]
+
+    def _memory_timeline(self, a):
+        self.store.refresh()
+        entries = timeline(self.store, a["anchor"], a.get("before", 3), a.get("after", 3))
+        return {"anchor": a["anchor"], "entries": [entry_json(e, False) for e in entries]}
+
+    def _memory_context(self, a):
+        self.store.refresh()
+        text, entries = context_pack(self.store, a["query"], a.get("budget", DEFAULT_BUDGET))
+        return {"query": a["query"], "text": text, "tokens": estimate_tokens(text),
+                "entries": [entry_json(e) for e in entries]}
+
+    def _memory_status(self, a):
+        self.store.refresh()
+        info = self.store.status()
+        info["stale"] = self.store.stale or bool(info["stale_files"])
+        return info
+
+
+class _InvalidParams(Exception):
+    pass
+
+
+def _rpc_error(ident, code, message):
+    return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
+
+
+def _tool_error(message):
+    return {"content": [{"type": "text", "text": " ".join(message.split())}], "isError": True}
+
+
+_JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list}
+
+
+def _check_arguments(schema, arguments):
+    """The subset of JSON Schema the tools use: required, types, enums, bounds."""
+    properties = schema["properties"]
+    for key in schema["required"]:
+        if key not in arguments:
+            raise ToolError("missing argument: %s" % key)
+    for key, value in arguments.items():
+        spec = properties.get(key)
+        if spec is None:
+            raise ToolError("unknown argument: %s (known: %s)" % (key, ", ".join(sorted(properties)) or "none"))
+        kind = _JSON_TYPES[spec["type"]]
+        if not isinstance(value, kind) or (spec["type"] in ("integer", "number") and isinstance(value, bool)):
+            raise ToolError("%s must be of type %s" % (key, spec["type"]))
+        if "enum" in spec and value not in spec["enum"]:
+            raise ToolError("%s must be one of: %s" % (key, ", ".join(spec["enum"])))
+        if "minimum" in spec and value < spec["minimum"] or "maximum" in spec and value > spec["maximum"]:
+            raise ToolError("%s must be between %s and %s" % (key, spec.get("minimum"), spec.get("maximum")))
+        if spec["type"] == "array" and not all(isinstance(v, str) for v in value):
+            raise ToolError("%s must be a list of strings" % key)
+        if spec["type"] == "string" and not value.strip() and key in schema["required"]:
+            raise ToolError("%s is empty" % key)
+
+
+def serve_mcp(store, stdin, stdout, log=None):
+    """Answer MCP messages, one JSON object per line, until stdin ends."""
+    import json
+    server = McpServer(store, log)
+    for raw in stdin:
+        if not raw.strip():
+            continue
+        try:
+            message = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            response = _rpc_error(None, -32700, "Parse error: %s" % exc)
+        else:
+            if isinstance(message, list):
+                response = _rpc_error(None, -32600, "Invalid Request: batches are not supported")
+            else:
+                response = server.handle(message)
+        if response is not None:
+            stdout.write(store_mod.to_json(response).encode("utf-8", "replace") + b"\n")
+            stdout.flush()
+
+
+def cmd_mcp(args):
+    store_mod.no_words(args)
+
+    def log(message):
+        sys.stderr.write("memory-search mcp: %s\n" % message)
+        sys.stderr.flush()
+    with store_mod.cli_store(args) as store:
+        log("serving %s on stdio" % store.root)
+        serve_mcp(store, sys.stdin.buffer, sys.stdout.buffer, log)
     return 0
 
 
@@ -988,7 +1258,8 @@ def print_compact(hits, query):
 def hit_json(hit):
     return {"id": hit.id, "path": hit.path, "start_line": hit.start_line, "end_line": hit.end_line,
             "heading": hit.heading, "score": hit.score, "snippet": hit.snippet,
-            "scores": {"keyword": hit.keyword, "vector": hit.vector}}
+            "scores": {"keyword": hit.keyword, "vector": hit.vector},
+            "source": "sessions" if store_mod.is_session(hit.path) else "memory"}
 
 
 def print_hits(hits, query, colour):
@@ -1012,8 +1283,7 @@ COMMON_OPTS = store_mod.COMMON_OPTS
 SEARCH_OPTS = COMMON_OPTS + [
     Opt(("--limit", "-n"), "limit", "N", store_mod.to_positive_int, "how many results (default 5)"),
     Opt(("--min-score",), "min_score", "X", store_mod.to_unit_score,
-        "leave out results scoring below X (0-1; 0 shows all; default: those under 0.05 or under "
-        "15% of the best; 0.4 leaves out most partial matches)"),
+        "leave out results under X (0-1; 0.4 drops partial matches; 0 shows all)"),
     Opt(("--since",), "since", "DATE", store_mod.to_date, "only files dated on or after DATE (YYYY-MM-DD)"),
     Opt(("--until",), "until", "DATE", store_mod.to_date, "only files dated on or before DATE"),
     Opt(("--dated-only",), "dated_only", None, None, "leave out undated files such as MEMORY.md"),
@@ -1022,6 +1292,8 @@ SEARCH_OPTS = COMMON_OPTS + [
         "hybrid (default), keyword (BM25) or vector (TF-IDF)"),
     Opt(("--related",), "related", None, None,
         "also list memories linked to the top hits by shared entities (see link.sh)"),
+    Opt(("--source",), "source", "SOURCE", store_mod.to_choice("memory", "sessions", "all"),
+        "memory, sessions (transcripts; see --sessions) or all (default)"),
     Opt(("--compact",), "compact", None, None, "one short line per hit: id, date, score, gist"),
     Opt(("--sort",), "sort", "ORDER", store_mod.to_choice("score", "date"),
         "score (default) or date (newest first, after the cut)"),
@@ -1030,6 +1302,11 @@ TIMELINE_OPTS = COMMON_OPTS + [
     Opt(("--before",), "before", "N", store_mod.to_count, "memories before the anchor (default 3)"),
     Opt(("--after",), "after", "N", store_mod.to_count, "memories after the anchor (default 3)"),
     Opt(("--full",), "full", None, None, "print every line, not a gist"),
+]
+ADD_OPTS = COMMON_OPTS + [
+    Opt(("--heading",), "heading", "TEXT", str, "put the note under a '## TEXT' heading"),
+    Opt(("--tag",), "tags", "TAG", str, "end the note with #TAG (repeat for more)", True),
+    Opt(("--file",), "file", "PATH", str, "append to this memory file (default: memory/<today>.md)"),
 ]
 WATCH_OPTS = COMMON_OPTS + [
     Opt(("--interval",), "interval", "SECONDS", store_mod.to_seconds, "how often to check recent files (default 1)"),
@@ -1054,7 +1331,9 @@ SEARCH_HELP = """subcommands (each takes --dir, --json and --help):
                               (file.md:31-44, as results cite) or a chunk (file.md#5)
   search.sh timeline ID|DATE  what happened around a memory in time
   search.sh context QUERY     the best passages as one Markdown block (--budget 1500)
+  search.sh add TEXT          append a note to today's log (--heading, --tag, --file; - reads stdin)
   search.sh watch             keep the index fresh while an agent runs
+  search.sh mcp               an MCP server on stdio, for agents that speak MCP
   search.sh status            backend, files, chunks, index size, problems
   search.sh sync              bring the index up to date without searching
   search.sh reindex [--check] back up the index and rebuild it (= reindex.sh)
@@ -1085,7 +1364,8 @@ def cmd_search(args):
     if args.since and args.until and args.since > args.until:
         raise UsageError("--since %s is after --until %s" % (args.since, args.until))
     with store_mod.cli_store(args) as store:
-        filters = Filters(args.since, args.until, args.path, args.dated_only)
+        filters = Filters(args.since, args.until, args.path, args.dated_only,
+                          None if args.source in (None, "all") else args.source)
         hits = search(store, query, args.limit or DEFAULT_LIMIT, args.mode or "hybrid",
                       args.min_score, filters, sync=True)
         if args.sort == "date":
@@ -1175,12 +1455,7 @@ def cmd_context(args):
 def linked_memories(store, hits, limit=3):
     """[(Related, hit id)]: memories sharing entities with the top hits."""
     import memory_linker  # only loaded for --related
-    graph = memory_linker.LinkGraph(store)
-    try:
-        graph.sync()
-    except StoreError as exc:
-        sys.stderr.write("search: warning: %s; related memories may be stale\n" % exc)
-    return graph.related_to_hits(hits, limit)
+    return memory_linker.synced_graph(store).related_to_hits(hits, limit)
 
 
 def print_related(related):
@@ -1193,51 +1468,64 @@ def print_related(related):
 MAX_GET_LINES = 200
 
 
-def cmd_get(args):
-    if len(args.words) != 1:
-        raise UsageError("get takes one PATH (got %d)" % len(args.words))
+def read_cited(root, reference, start=None, count=None, store=None):
+    """The lines a reference names, as JSON-ready data: a citation
+    ('file.md:31-44'), a chunk ('file.md#5', which needs the store) or a file
+    (its first MAX_GET_LINES lines); start and count choose other lines.
+    Only memory files inside root (no '..', no symlink out, no index)."""
     try:
-        path, first, last = store_mod.parse_reference(args.words[0])
+        path, first, last = store_mod.parse_reference(reference)
     except ValueError as exc:
         raise UsageError(str(exc))
     if path.startswith("./"):
         path = path[2:]
     if first == "#":
-        first, last = chunk_lines(args, path, last)
-    lines = store_mod.read_memory_lines(store_mod.resolve_memory_dir(args.dir), path)
-    start = args.start or first or 1
-    if start > max(len(lines), 1):
-        raise StoreError("%s has %d lines; line %d is past the end" % (path, len(lines), start))
-    if args.lines:
-        end = start + args.lines - 1
-    elif args.start is None and last is not None:
+        first, last = _chunk_lines(store, path, last)
+    lines = store.read_lines(path) if store is not None else store_mod.read_memory_lines(root, path)
+    begin = start or first or 1
+    if begin > max(len(lines), 1):
+        raise StoreError("%s has %d lines; line %d is past the end" % (path, len(lines), begin))
+    if count:
+        end = begin + count - 1
+    elif start is None and last is not None:
         end = last
     else:
-        end = start + MAX_GET_LINES - 1
+        end = begin + MAX_GET_LINES - 1
     end = min(end, len(lines))
-    chosen = lines[start - 1:end]
-    if args.json:
-        print_json({"path": path, "start_line": start, "end_line": end,
-                    "total_lines": len(lines), "lines": chosen})
-        return 0
-    for n, line in enumerate(chosen, start):
-        sys.stdout.write(line + "\n" if args.plain else "%6d  %s\n" % (n, line))
-    if end < len(lines) and not args.lines and last is None:
-        sys.stderr.write("search: showing lines %d-%d of %d; use --from/--lines for more\n"
-                         % (start, end, len(lines)))
-    return 0
+    return {"path": path, "start_line": begin, "end_line": end, "total_lines": len(lines),
+            "lines": lines[begin - 1:end]}
 
 
-def chunk_lines(args, path, ordinal):
+def _chunk_lines(store, path, ordinal):
     """The line range of chunk 'path#ordinal' in the current index."""
-    with store_mod.cli_store(args) as store:
-        store_mod.safe_join(store.root, path)
-        store.refresh()
-        chunks = [c for c in store.chunks_of(path.replace("\\", "/")) if c.ordinal == ordinal]
-        if not chunks:
-            raise StoreError("no chunk %s#%d (ids change when a file changes; search again)"
-                             % (path, ordinal))
-        return chunks[0].start_line, chunks[0].end_line
+    if store is None:
+        raise UsageError("a chunk id (file.md#N) needs the index; cite lines instead (file.md:5-9)")
+    store_mod.safe_join(store.root, path)
+    store.refresh()
+    chunks = [c for c in store.chunks_of(path.replace("\\", "/")) if c.ordinal == ordinal]
+    if not chunks:
+        raise StoreError("no chunk %s#%d (ids change when a file changes; search again)" % (path, ordinal))
+    return chunks[0].start_line, chunks[0].end_line
+
+
+def cmd_get(args):
+    if len(args.words) != 1:
+        raise UsageError("get takes one PATH (got %d)" % len(args.words))
+    root = store_mod.resolve_memory_dir(args.dir)
+    if "#" in args.words[0] or store_mod.is_session(args.words[0].split(":")[0]):
+        with store_mod.cli_store(args) as store:
+            got = read_cited(root, args.words[0], args.start, args.lines, store)
+    else:
+        got = read_cited(root, args.words[0], args.start, args.lines)
+    if args.json:
+        print_json(got)
+        return 0
+    for n, line in enumerate(got["lines"], got["start_line"]):
+        sys.stdout.write(line + "\n" if args.plain else "%6d  %s\n" % (n, line))
+    if got["end_line"] < got["total_lines"] and not args.lines and got["end_line"] - got["start_line"] + 1 == MAX_GET_LINES:
+        sys.stderr.write("search: showing lines %d-%d of %d; use --from/--lines for more\n"
+                         % (got["start_line"], got["end_line"], got["total_lines"]))
+    return 0
 
 
 def cmd_status(args):
@@ -1354,6 +1642,13 @@ COMMANDS = {
                        "The best passages for a query, with citations, as one Markdown block that fits "
                        "a token budget (1 token per CJK character, 1 per 4 other characters).",
                        cmd_context),
+    "add": Command(ADD_OPTS, "search.sh add TEXT|- [--heading H] [--tag T]... [--file PATH] [--json]",
+                   "Append a note to today's daily log (memory/YYYY-MM-DD.md), or to --file; - reads "
+                   "the note from standard input.  Prints where it went (path:first-last).", cmd_add),
+    "mcp": Command(COMMON_OPTS, "search.sh mcp [--dir DIR]",
+                   "Serve the memory to an MCP client over stdio (JSON-RPC 2.0, one message per line): "
+                   "memory_search, memory_get, memory_add, memory_related, memory_entity, "
+                   "memory_timeline, memory_context, memory_status.", cmd_mcp, False),
     "watch": Command(WATCH_OPTS, "search.sh watch [--interval SECONDS] [--quiet]",
                      "Keep the index fresh until stopped (Ctrl-C or SIGTERM); searches meanwhile skip "
                      "their own check of the folder.", cmd_watch, False),

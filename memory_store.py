@@ -32,7 +32,7 @@ __all__ = [
     "bm25_idf", "bm25_weight", "log_tf",
     "resolve_memory_dir", "discover", "read_memory_lines", "safe_join", "split_lines",
     "mask_private", "file_date", "parse_reference", "is_heading", "chunk_markdown",
-    "cite", "Chunk", "StoredChunk", "SyncReport", "Filters", "MemoryStore",
+    "cite", "Chunk", "StoredChunk", "SyncReport", "Filters", "MemoryStore", "append_memory",
 ]
 
 # --------------------------------------------------------------------------
@@ -81,11 +81,11 @@ Params.__new__.__defaults__ = tuple(value for _, value in _PARAM_DEFAULTS)
 Params.__doc__ = "Tunable numbers (see _PARAM_DEFAULTS for what each means)."
 DEFAULT_PARAMS = Params()
 INDEX_PARAMS = ("chunk_lines", "chunk_overlap", "chunk_chars", "heading_weight")
-# Bump when tokenize() or index_terms() change what they return for some text:
+# Bump when tokenize(), index_terms() or render_transcript() change what they return:
 # the index's keyword rows are deleted by re-deriving their terms, so an index
 # must never outlive the tokenizer that built it (tests/test_tokenizer.py
 # pins the output for a probe text).
-TOKENIZER_VERSION = 6
+TOKENIZER_VERSION = 7
 
 
 def index_settings(params):
@@ -146,6 +146,8 @@ _LAZY_PATTERNS = {
     # code, or an (area code) first: +86 138 0013 8000, (021) 6234-5678
     "number": (r"(?<![\w.+-])(\+)?(?:\((\d{1,5})\) ?)?(\d+(?:[-. ]\d+)*)(?![\w-])", re.A),
     "iso_date": (r"\d{4}-\d{2}-\d{2}", 0),
+    # what agents wrap around injected text: <system-reminder>...</system-reminder>, <command-name>
+    "agent_tags": (r"<(system-reminder|command-[a-z-]+|local-command-[a-z-]+)>.*?</\1>", re.S),
 }
 _compiled = {}
 
@@ -631,15 +633,34 @@ SourceFile.__doc__ = "A Markdown file found in the memory folder (path is relati
 
 
 def resolve_memory_dir(arg=None):
-    """The memory folder: --dir, else $MEMORY_DIR, else the suite's folder."""
+    """The memory folder: --dir, else $MEMORY_DIR, else the workspace the
+    suite sits in (see enclosing_workspace), else the suite's own folder."""
     if arg is not None and not arg.strip():
         raise StoreError("the memory folder given is empty (--dir '')")
-    raw = arg or os.environ.get("MEMORY_DIR") or SUITE_DIR
+    raw = arg or os.environ.get("MEMORY_DIR") or enclosing_workspace(SUITE_DIR) or SUITE_DIR
     path = os.path.abspath(os.path.expanduser(raw))
     if not os.path.isdir(path):
         problem = "is not a folder" if os.path.exists(path) else "not found"
         raise StoreError("memory folder %s: %s" % (problem, raw))
     return os.path.realpath(path)
+
+
+def enclosing_workspace(folder, levels=3):
+    """The agent workspace a skill folder is installed in: the nearest of the
+    folder and its three parents that holds MEMORY.md or memory/, or whose
+    workspace/ does (OpenClaw keeps its skills in ~/.openclaw/skills and its
+    memory in ~/.openclaw/workspace).  None if there is none."""
+    here = os.path.realpath(folder)
+    for _ in range(levels + 1):
+        for candidate in (here, os.path.join(here, "workspace")):
+            if os.path.isfile(os.path.join(candidate, "MEMORY.md")) or \
+                    os.path.isdir(os.path.join(candidate, "memory")):
+                return candidate
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    return None
 
 
 def file_date(path):
@@ -674,7 +695,8 @@ def mask_private(text):
 
 
 def read_source(abspath):
-    """Read a Markdown file: (text, issue).
+    """Read a Markdown file, or a session transcript (.jsonl) as its
+    conversation: (text, issue).
 
     issue is None, 'invalid-utf8' (read with replacement characters),
     'binary' or 'unreadable' (text is None for those two).
@@ -689,9 +711,89 @@ def read_source(abspath):
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
-        return data.decode("utf-8"), None
+        text, issue = data.decode("utf-8"), None
     except UnicodeDecodeError:
-        return data.decode("utf-8", errors="replace"), "invalid-utf8"
+        text, issue = data.decode("utf-8", errors="replace"), "invalid-utf8"
+    if abspath.endswith(".jsonl"):
+        return render_transcript(text), issue
+    return text, issue
+
+
+# --- session transcripts: a second, optional source -------------------------
+
+SESSIONS_PREFIX = "sessions/"  # how transcripts are cited: sessions/<file>.jsonl:first-last
+
+
+def render_transcript(text):
+    """An agent's session transcript (JSON Lines, as OpenClaw and Claude Code
+    write them) as text with the same line numbers: each user or assistant
+    message is one line, 'user: ...' or 'assistant: ...'; tool calls, tool
+    results, thinking and everything else are blank lines."""
+    import json
+    out = []
+    for line in split_lines(text):
+        try:
+            record = json.loads(line) if line.strip() else None
+        except ValueError:
+            record = None
+        out.append(_transcript_line(record) if isinstance(record, dict) else "")
+    return "\n".join(out)
+
+
+def _transcript_line(record):
+    message = record.get("message") if isinstance(record.get("message"), dict) else record
+    role = message.get("role") or record.get("type")
+    if role not in ("user", "assistant") or record.get("isMeta") or record.get("isSidechain"):
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        parts = [content]
+    elif isinstance(content, list):
+        parts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    else:
+        parts = []
+    text = mask_private(" ".join(p for p in parts if isinstance(p, str)))  # before any tag goes
+    text = " ".join(_pattern("agent_tags").sub(" ", text).split())
+    return "%s: %s" % (role, text) if text else ""
+
+
+def transcript_date(abspath):
+    """The day a transcript starts (its first timestamp), or None."""
+    import json
+    try:
+        with open(abspath, encoding="utf-8", errors="replace") as f:
+            for _, line in zip(range(50), f):
+                try:
+                    stamp = json.loads(line).get("timestamp")
+                except (ValueError, AttributeError):
+                    continue
+                if isinstance(stamp, str) and _pattern("date").match(stamp):
+                    return stamp[:10]
+    except OSError:
+        pass
+    return None
+
+
+def discover_sessions(folder):
+    """The transcripts (*.jsonl) under a sessions folder, as SourceFiles cited
+    sessions/<path>."""
+    files = []
+    for dirpath, dirnames, names in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(names):
+            if name.endswith(".jsonl") and not name.startswith("."):
+                full = os.path.join(dirpath, name)
+                try:
+                    st = os.stat(full)
+                except OSError:
+                    continue
+                rel = os.path.relpath(full, folder).replace(os.sep, "/")
+                files.append(SourceFile(SESSIONS_PREFIX + rel, full, st.st_size, st.st_mtime_ns))
+    return files
+
+
+def is_session(path):
+    return path.startswith(SESSIONS_PREFIX) and path.endswith(".jsonl")
 
 
 def content_hash(data):
@@ -703,8 +805,9 @@ def discover(root, index_dir=None, folders=None):
     """Every memory file under root: (files, problems).
 
     Skips hidden files and folders, the index folder, the suite's own files
-    when the suite lives inside root, symlinked folders (no loops), and
-    symlinked files that lead outside root.  One stat per Markdown file:
+    when the suite lives inside root, other agent skills (folders holding a
+    SKILL.md), symlinked folders (no loops), and symlinked files that lead
+    outside root.  One stat per Markdown file:
     this runs before every command.  A dict passed as folders receives the
     modification time of every folder read ({path: mtime_ns}): a file added
     or removed changes its folder's.
@@ -726,6 +829,8 @@ def discover(root, index_dir=None, folders=None):
             problems.append((prefix.rstrip("/") or ".", "unreadable"))
             continue
         at_suite = folder == suite
+        if folder != root and any(e.name == "SKILL.md" for e in entries) and not at_suite:
+            continue  # an agent skill installed in the workspace, not memories
         subfolders = []
         for entry in entries:
             name = entry.name
@@ -793,9 +898,16 @@ def check_memory_path(root, rel):
     return safe_join(root, rel)
 
 
-def read_memory_lines(root, rel):
-    """All lines of a memory file named by a path inside root (private blocks masked)."""
-    full = check_memory_path(root, rel)
+def read_memory_lines(root, rel, sessions_dir=None):
+    """All lines of a memory file named by a path inside root, or of a
+    transcript cited sessions/... (private blocks masked)."""
+    if is_session(rel.replace("\\", "/")):
+        if not sessions_dir:
+            raise StoreError("%s is a session transcript; give the sessions folder (--sessions or "
+                             "MEMORY_SESSIONS_DIR)" % rel)
+        full = safe_join(os.path.realpath(sessions_dir), rel.replace("\\", "/")[len(SESSIONS_PREFIX):])
+    else:
+        full = check_memory_path(root, rel)
     if not os.path.isfile(full):
         raise StoreError("no such file in the memory folder: %s" % rel)
     text, issue = read_source(full)
@@ -841,7 +953,7 @@ def parse_reference(text):
     """A place in a memory file as results print it: 'f.md' -> (f.md, None, None);
     'f.md:31-44' or 'f.md:31' -> (f.md, 31, 44); 'f.md#5' -> (f.md, '#', 5).
     A malformed line range or chunk number raises ValueError."""
-    m = re.match(r"^(.+\.md)([:#])(.*)$", text, re.I | re.S)
+    m = re.match(r"^(.+\.(?:md|jsonl))([:#])(.*)$", text, re.I | re.S)
     if not m:
         return text, None, None
     path, mark, rest = m.groups()
@@ -988,9 +1100,10 @@ FileState = namedtuple("FileState", "size mtime_ns hash")
 FileState.__doc__ = "What the index remembers of a file: its stat and content hash."
 SyncReport = namedtuple("SyncReport", "added updated removed unchanged problems")
 SyncReport.__doc__ = "What a sync did: lists of paths, and (path, issue) pairs."
-Filters = namedtuple("Filters", "since until path_glob dated_only")
-Filters.__new__.__defaults__ = (None, None, None, False)
-Filters.__doc__ = "Which files a search may return: dates (YYYY-MM-DD), a path glob, dated only."
+Filters = namedtuple("Filters", "since until path_glob dated_only source")
+Filters.__new__.__defaults__ = (None, None, None, False, None)
+Filters.__doc__ = ("Which files a search may return: dates (YYYY-MM-DD), a path glob, dated only, "
+                   "and the source ('memory' or 'sessions'; None for both).")
 
 BLOCK_LINES = 8  # the index keeps each file's lines once, in compressed blocks of lines
 
@@ -1009,6 +1122,8 @@ def passes(filters, date, path):
     one definition: the JSON backend calls it, SQLite calls it from SQL."""
     if filters is None:
         return True
+    if filters.source and (filters.source == "sessions") != is_session(path):
+        return False
     if date is None:
         if filters.dated_only:
             return False
@@ -1052,11 +1167,11 @@ ChunkTerms.__doc__ = ("What the index keeps of a chunk's terms: body and head ar
                       "the sum of squared log tf and n_grams the trigram count (its vector length).")
 IndexedChunk = namedtuple("IndexedChunk", "chunk units head_units terms")
 IndexedChunk.__doc__ = "A Chunk with its lines' analysed units, its heading's, and its ChunkTerms."
-AnalysedFile = namedtuple("AnalysedFile", "digest issue lines units chunks df")
+AnalysedFile = namedtuple("AnalysedFile", "digest issue lines units chunks df date")
 AnalysedFile.__doc__ = ("A file ready for the index: its hash, any read issue, its masked lines and "
-                        "their analysed units, its IndexedChunks, and how many of its chunks hold "
-                        "each feature.  chunks is None when the content still has the known hash "
-                        "(touched, not changed).")
+                        "their analysed units, its IndexedChunks, how many of its chunks hold each "
+                        "feature, and its date.  chunks is None when the content still has the "
+                        "known hash (touched, not changed).")
 
 
 def chunk_terms(line_units, head_units, expanded=None):
@@ -1096,11 +1211,12 @@ def analyse_file(f, df=None, known_hash=None, params=DEFAULT_PARAMS):
     to it).  A file whose content still has known_hash is not analysed."""
     text, issue = read_source(f.abspath)
     df = Counter() if df is None else df
+    date = transcript_date(f.abspath) if is_session(f.path) else file_date(f.path)
     if text is None:
-        return AnalysedFile(None, issue, [], [], [], df)
+        return AnalysedFile(None, issue, [], [], [], df, date)
     digest = content_hash(text)
     if digest == known_hash:
-        return AnalysedFile(digest, issue, None, None, None, df)
+        return AnalysedFile(digest, issue, None, None, None, df, date)
     lines = split_lines(mask_private(text))
     units = [analyse(line) for line in lines]
     out, expanded, headings = [], {}, {}
@@ -1112,7 +1228,7 @@ def analyse_file(f, df=None, known_hash=None, params=DEFAULT_PARAMS):
         terms = chunk_terms(line_units, head_units, expanded)
         out.append(IndexedChunk(chunk, line_units, head_units, terms))
         df.update(terms.features)
-    return AnalysedFile(digest, issue, lines, units, out, df)
+    return AnalysedFile(digest, issue, lines, units, out, df, date)
 
 
 def chunk_text(lines, start_line, end_line, piece, params):
@@ -1596,7 +1712,7 @@ class _SqliteWriter:
         for item in analysed.chunks:
             trails.setdefault(item.chunk.heading, (len(trails), item.head_units))
         conn.execute("INSERT INTO files VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
-                     (file_id, f.path, f.size, f.mtime_ns, analysed.digest, analysed.issue, file_date(f.path),
+                     (file_id, f.path, f.size, f.mtime_ns, analysed.digest, analysed.issue, analysed.date,
                       _pack_headings([(trail, units) for trail, (_, units) in trails.items()])))
         lines, units = analysed.lines, analysed.units
         conn.executemany("INSERT INTO blocks VALUES(?, ?)", (
@@ -2084,7 +2200,7 @@ class _JsonWriter:
     def put(self, f, analysed):
         self.remove(f.path)
         self.files[f.path] = {"size": f.size, "mtime_ns": f.mtime_ns, "hash": analysed.digest,
-                              "issue": analysed.issue, "date": file_date(f.path), "at": None}
+                              "issue": analysed.issue, "date": analysed.date, "at": None}
         self.texts[f.path] = (analysed.lines, analysed.units)
         for item in analysed.chunks:
             c, t, key = item.chunk, item.terms, self.next_key
@@ -2467,7 +2583,7 @@ class _BackgroundScan:
 
     def _scan(self):
         try:
-            self.result = discover(self.store.root, self.store.index_dir)
+            self.result = self.store.discover()
         except BaseException as exc:  # handed to finish(), in the caller's thread
             self.result = exc
 
@@ -2495,6 +2611,17 @@ def write_failure(exc, index_dir):
         return StoreError("cannot write the index in %s: %s%s; the old index is unchanged"
                           % (index_dir, exc, hint))
     return None
+
+
+def _sessions_dir(arg):
+    """The sessions folder: the argument, else $MEMORY_SESSIONS_DIR, else None (off)."""
+    raw = arg or os.environ.get("MEMORY_SESSIONS_DIR")
+    if not raw:
+        return None
+    path = os.path.realpath(os.path.expanduser(raw))
+    if not os.path.isdir(path):
+        raise StoreError("sessions folder not found: %s" % raw)
+    return path
 
 
 def _restricted(known, only):
@@ -2568,8 +2695,9 @@ class MemoryStore:
     >>> store.refresh()                     # cheap when nothing changed
     """
 
-    def __init__(self, root=None, backend=None, index_dir=None, warn=None, params=None):
+    def __init__(self, root=None, backend=None, index_dir=None, warn=None, params=None, sessions=None):
         self.root = resolve_memory_dir(root)
+        self.sessions_dir = _sessions_dir(sessions)
         self.params = params or DEFAULT_PARAMS
         self.warn = warn or (lambda msg: sys.stderr.write("memory: %s\n" % msg))
         if index_dir and not _writable_dir(index_dir):
@@ -2624,6 +2752,26 @@ class MemoryStore:
         except IndexDamaged as exc:
             self._quarantine(exc)
             self.backend.open()
+
+    # --- what is indexed ------------------------------------------------------
+    def discover(self, folders=None):
+        """(files, problems): the memory files, and the transcripts of the
+        sessions folder when one is set (see discover, discover_sessions)."""
+        files, problems = discover(self.root, self.index_dir, folders)
+        if self.sessions_dir:
+            files += discover_sessions(self.sessions_dir)
+        return files, problems
+
+    def _stat(self, paths):
+        memory = [p for p in paths if not is_session(p)]
+        found = stat_sources(self.root, memory)
+        if self.sessions_dir:
+            found += [f for f in discover_sessions(self.sessions_dir) if f.path in set(paths)]
+        return found
+
+    def read_lines(self, rel):
+        """All lines of a memory file or cited transcript (private blocks masked)."""
+        return read_memory_lines(self.root, rel, self.sessions_dir)
 
     # --- recovery ----------------------------------------------------------
     def _recovering(self, fn, *args, **kwargs):
@@ -2706,9 +2854,9 @@ class MemoryStore:
 
     def _sync(self, rebuild=False, scan=None, only=None):
         if only is not None:
-            found, problems = stat_sources(self.root, only), []
+            found, problems = self._stat(only), []
         else:
-            found, problems = scan or discover(self.root, self.index_dir)
+            found, problems = scan or self.discover()
         if not rebuild:
             changed, removed, unchanged = plan_sync(_restricted(self.backend.known_files(), only), found)
             if not changed and not removed:
@@ -2795,7 +2943,7 @@ class MemoryStore:
     def stale_files(self):
         """What a sync would change, without writing: (changed, removed, skipped)
         paths, skipped being (path, issue) pairs discovery passed over."""
-        found, skipped = discover(self.root, self.index_dir)
+        found, skipped = self.discover()
         changed, removed, _ = plan_sync(self.known_files(), found)
         return [f.path for f in changed], removed, skipped
 
@@ -2884,14 +3032,100 @@ class MemoryStore:
 
 
 # --------------------------------------------------------------------------
+# Writing memories: the one place that changes a user's Markdown, and only
+# by appending to the end of a file.
+# --------------------------------------------------------------------------
+
+Added = namedtuple("Added", "path start_line end_line created")
+Added.__doc__ = "Where append_memory wrote: the file, the 1-based lines of the new note, a new file?"
+
+
+def append_memory(root, text, heading=None, tags=(), path=None, today=None):
+    """Append a note to a memory file: by default today's daily log
+    memory/YYYY-MM-DD.md (local date), made with a '# YYYY-MM-DD' heading
+    when missing.  A one-line note becomes a bullet ('- ...'); longer text is
+    kept as written; tags go at its end (#tag); a heading comes first as
+    '## heading'.  Earlier lines are never changed (a missing newline at the
+    end of the file is added); writers take an exclusive lock on the file,
+    so notes from processes adding at once never interleave.  Raises
+    UsageError for an empty note or a bad tag, StoreError for a path outside
+    the folder or a file that cannot be written."""
+    lines = [l.rstrip() for l in split_lines(text.strip("\n"))] if text else []
+    if not any(l.strip() for l in lines):
+        raise UsageError("the note is empty")
+    for tag in tags:
+        if not tag.strip("#") or any(c.isspace() for c in tag):
+            raise UsageError("bad tag %r (one word, no spaces)" % tag)
+    if heading is not None and (not heading.strip() or "\n" in heading or "\r" in heading):
+        raise UsageError("the heading must be one non-empty line")
+    date = today or time.strftime("%Y-%m-%d")
+    rel = (path or "memory/%s.md" % date).replace("\\", "/")
+    if rel.startswith("./"):
+        rel = rel[2:]
+    full = check_memory_path(root, rel)
+    if len(lines) == 1 and not lines[0].lstrip().startswith(("-", "*", "#", ">", "|")):
+        lines = ["- " + lines[0].strip()]
+    if tags:
+        lines[-1] += " " + " ".join("#" + t.lstrip("#") for t in tags)
+    entry = (["## " + heading.strip()] if heading else []) + lines
+    try:
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "a+b") as f:
+            _lock(f)
+            try:
+                return _append_locked(f, rel, full, entry, date, path is None)
+            finally:
+                _unlock(f)
+    except OSError as exc:
+        raise StoreError("cannot write %s: %s" % (rel, exc.strerror or exc))
+
+
+def _append_locked(f, rel, full, entry, date, daily):
+    """Write entry at the end of the open, locked file; the Added lines."""
+    f.seek(0)
+    old = f.read()
+    newline = b"\r\n" if b"\r\n" in old[-4096:] else b"\n"
+    if not old:
+        lines, before = (["# %s" % date, ""] if daily else []) + entry, 0
+    else:
+        before = len(split_lines(old.decode("utf-8", "replace")))
+        lines = ([""] if old.strip() else []) + entry  # a blank line between notes
+    data = newline.join(l.encode("utf-8", "surrogateescape") for l in lines) + newline
+    if old and not old.endswith((b"\n", b"\r")):
+        data = newline + data  # end the last line first; its text stays as it was
+    f.write(data)
+    f.flush()
+    os.fsync(f.fileno())
+    first = before + len(lines) - len(entry) + 1
+    return Added(rel, first, first + len(entry) - 1, not old)
+
+
+def _lock(f):
+    try:
+        import fcntl
+    except ImportError:  # no locking on this platform: appends are still whole writes
+        return
+    fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+
+
+def _unlock(f):
+    try:
+        import fcntl
+    except ImportError:
+        return
+    fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+# --------------------------------------------------------------------------
 # Command line: what search.sh, reindex.sh and link.sh share.  A small
 # option parser instead of argparse (argparse costs ~10 ms per process to
 # import and build, a third of an agent's cold-start budget), JSON written
 # by hand (importing json costs ~2.5 ms), one error reporter.
 # --------------------------------------------------------------------------
 
-Opt = namedtuple("Opt", "flags dest metavar convert help")
-Opt.__doc__ = "An option: metavar None means a flag (no value)."
+Opt = namedtuple("Opt", "flags dest metavar convert help repeat")
+Opt.__new__.__defaults__ = (False,)
+Opt.__doc__ = "An option: metavar None means a flag (no value); repeat collects every value in a list."
 
 
 def to_date(value):
@@ -2966,6 +3200,8 @@ COMMON_OPTS = [
     Opt(("--json",), "json", None, None, "print one JSON object"),
     Opt(("--backend",), "backend", "NAME", to_choice("auto", "sqlite", "json"),
         "index backend: auto (default), sqlite or json"),
+    Opt(("--sessions",), "sessions", "DIR", to_folder,
+        "also index agent transcripts (*.jsonl) in DIR ($MEMORY_SESSIONS_DIR)"),
 ]
 
 
@@ -2983,7 +3219,7 @@ class Args(dict):
 def parse_args(argv, opts, takes_words=True):
     """Options and positional words (args.words).  '--' ends options; --opt=value works."""
     by_flag = {f: o for o in opts for f in o.flags}
-    args = Args({o.dest: (False if o.metavar is None else None) for o in opts})
+    args = Args({o.dest: ([] if o.repeat else False if o.metavar is None else None) for o in opts})
     args["help"] = False
     args["words"] = words = []
     i = 0
@@ -3016,17 +3252,24 @@ def parse_args(argv, opts, takes_words=True):
             inline = argv[i]
             i += 1
         try:
-            args[opt.dest] = opt.convert(inline)
+            value = opt.convert(inline)
         except UsageError as exc:
             raise UsageError("%s: %s" % (flag, exc))
+        if opt.repeat:
+            args[opt.dest].append(value)
+        else:
+            args[opt.dest] = value
     return args
 
 
 def format_help(usage, description, opts, epilog=""):
-    lines = ["usage: " + usage, "", description, "", "options:"]
+    import textwrap
+    lines = ["usage: " + usage, ""] + textwrap.wrap(description, 88) + ["", "options:"]
     for o in opts:
         left = ", ".join(o.flags) + ("" if o.metavar is None else " " + o.metavar)
-        lines.append("  %-22s %s" % (left, o.help))
+        wrapped = textwrap.wrap(o.help, 88 - 25) or [""]
+        lines.append("  %-22s %s" % (left, wrapped[0]))
+        lines.extend(" " * 25 + more for more in wrapped[1:])
     lines.append("  %-22s %s" % ("-h, --help", "show this help"))
     return "\n".join(lines) + ("\n\n" + epilog if epilog else "") + "\n"
 
@@ -3104,7 +3347,8 @@ def cli_store(args):
     if backend and backend.lower() not in ("auto", "sqlite", "json"):
         raise UsageError("MEMORY_BACKEND=%r is not one of: auto, sqlite, json" % backend)
     prog = args.get("prog", "memory")
-    return MemoryStore(args.dir, backend=backend, warn=lambda msg: sys.stderr.write("%s: %s\n" % (prog, msg)))
+    return MemoryStore(args.dir, backend=backend, warn=lambda msg: sys.stderr.write("%s: %s\n" % (prog, msg)),
+                       sessions=args.get("sessions"))
 
 
 def no_words(args):

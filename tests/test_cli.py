@@ -29,7 +29,8 @@ class CliTest(TempMemory):
         self.assertTrue(doc["results"])
         for r in doc["results"]:
             self.assertEqual(set(r), {"id", "path", "start_line", "end_line", "heading", "score",
-                                      "snippet", "scores"})
+                                      "snippet", "scores", "source"})
+            self.assertEqual(r["source"], "memory")
             self.assertEqual(set(r["scores"]), {"keyword", "vector"})
             self.assertEqual(r["id"], "%s:%d-%d" % (r["path"], r["start_line"], r["end_line"]))
             self.assertLessEqual(r["start_line"], r["end_line"])
