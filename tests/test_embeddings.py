@@ -1,0 +1,275 @@
+"""Optional embedding providers: off by default, the whole path with a
+deterministic stand-in, HTTP providers against a local stub, failures that
+never hang a query or poison the index."""
+import json
+import os
+import socket
+import threading
+import time
+import unittest
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from unittest import mock
+
+from helpers import TempMemory, clean_env, run_script
+import memory_search as search_mod
+import memory_store as ms
+
+
+class Counting(search_mod.HashEmbedder):
+    """The test-hash provider, counting the texts it embeds."""
+
+    def __init__(self, model="trigram-hash-64"):
+        self.model, self.texts = model, []
+
+    def embed(self, texts):
+        self.texts.extend(texts)
+        return search_mod.HashEmbedder.embed(self, texts)
+
+
+class StubService:
+    """An embedding service on 127.0.0.1: answers as Ollama or OpenAI do, or
+    badly (wrong dimension, NaN, an error) when told to."""
+
+    def __init__(self, test, mode="ollama", dim=8, fail_after=None, bad=None):
+        self.requests, stub = [], self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])).decode("utf-8"))
+                stub.requests.append((self.path, dict(self.headers), body))
+                if fail_after is not None and len(stub.requests) > fail_after:
+                    self.send_response(500)
+                    self.end_headers()
+                    return
+                vectors = [[float((i + len(t)) % 7) + 1.0 for i in range(dim)] for t in body["input"]]
+                if bad == "dim":
+                    vectors = [v[:-1] for v in vectors]
+                elif bad == "nan":
+                    vectors[0][0] = float("nan")
+                answer = {"embeddings": vectors} if mode == "ollama" else \
+                    {"data": [{"index": i, "embedding": v} for i, v in enumerate(vectors)]}
+                data = json.dumps(answer).replace("NaN", "NaN").encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+        thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        thread.start()
+        test.addCleanup(self.server.server_close)
+        test.addCleanup(self.server.shutdown)
+
+
+def closed_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class HashProviderTest(TempMemory):
+    def setUp(self):
+        super().setUp()
+        self.copy_examples()
+
+    def store(self, embedder):
+        store = ms.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.embedder = embedder
+        return store
+
+    def test_the_whole_path(self):
+        embedder = Counting()
+        store = self.store(embedder)
+        store.refresh()
+        have, total = store.vectors.counts(embedder.key)
+        self.assertEqual(have, total)
+        self.assertEqual(len(embedder.texts), total)  # each distinct text once
+        hits = search_mod.search(store, "configure the RSS feed")
+        self.assertEqual(store.channels, ["keyword", "vector", "semantic"])
+        self.assertTrue(all(h.semantic is not None for h in hits))
+
+        embedder.texts = []
+        store.refresh()
+        self.assertEqual(embedder.texts, [])  # unchanged: nothing embedded again
+        self.write("memory/2026-03-22.md", "# 2026-03-22\nA new line about the zebrafish.\n")
+        store.refresh()
+        self.assertEqual(len(embedder.texts), 1)  # only the changed chunk
+        self.assertIn("zebrafish", embedder.texts[0])
+
+        other = Counting(model="another-model")
+        store.embedder = other
+        store.refresh()
+        have, total = store.vectors.counts(other.key)
+        self.assertEqual((have, len(other.texts)), (total, total))  # a changed model embeds afresh
+
+    def test_chinese_queries_keep_their_lexical_scores(self):
+        store = self.store(Counting())
+        store.refresh()
+        with_vectors = [(h.id, h.score) for h in search_mod.search(store, "博客RSS配置")]
+        self.assertEqual(store.channels, ["keyword", "vector"])  # semantic_weight_cjk is 0
+        store.embedder = None
+        self.assertEqual(with_vectors, [(h.id, h.score) for h in search_mod.search(store, "博客RSS配置")])
+
+    def test_the_json_backend_keeps_vectors_too(self):
+        store = ms.MemoryStore(self.dir, backend="json")
+        self.addCleanup(store.close)
+        store.embedder = Counting()
+        store.refresh()
+        self.assertTrue(os.path.exists(os.path.join(self.dir, ".memory", "vectors.json")))
+        have, total = store.vectors.counts(store.embedder.key)
+        self.assertEqual(have, total)
+        search_mod.search(store, "configure the RSS feed")
+        self.assertIn("semantic", store.channels)
+
+    def test_cli_status_and_channels(self):
+        env = clean_env(MEMORY_EMBED="test-hash")
+        code, out, err = run_script("search.sh", "--dir", self.dir, "configure the RSS feed", "--json", env=env)
+        self.assertEqual(code, 0, err)
+        doc = json.loads(out)
+        self.assertEqual(doc["channels"], ["keyword", "vector", "semantic"])
+        self.assertIn("semantic", doc["results"][0]["scores"])
+        code, out, _ = run_script("search.sh", "--dir", self.dir, "status", "--json", env=env)
+        info = json.loads(out)["embedding"]
+        self.assertEqual((info["provider"], info["dim"]), ("test-hash", 64))
+        self.assertEqual(info["embedded"], info["texts"])
+        code, out, _ = run_script("search.sh", "--dir", self.dir, "RSS", "--json")
+        self.assertEqual(json.loads(out)["channels"], ["keyword", "vector"])  # off by default
+
+
+class HttpProviderTest(TempMemory):
+    files = {"a.md": "# A\nThe blog moved to Cloudflare Pages.\n", "b.md": "# B\nKyoto trip in March.\n"}
+
+    def test_ollama(self):
+        stub = StubService(self)
+        with mock.patch.dict(os.environ, {"OLLAMA_HOST": stub.url}):
+            embedder, report = search_mod.make_embedder("ollama")
+        self.assertEqual(report["provider"], "ollama")
+        store = ms.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.embedder = embedder
+        store.refresh()
+        path, _, body = stub.requests[0]
+        self.assertEqual(path, "/api/embed")
+        self.assertEqual(body["model"], "nomic-embed-text")
+        self.assertEqual(len(body["input"]), 2)
+        self.assertEqual(store.vectors.counts(embedder.key), (2, 2))
+
+    def test_openai_compatible_with_a_key(self):
+        stub = StubService(self, mode="openai")
+        env = {"MEMORY_EMBED_URL": stub.url + "/v1", "MEMORY_EMBED_KEY": "sk-test", "MEMORY_EMBED_MODEL": "m1"}
+        with mock.patch.dict(os.environ, env):
+            embedder, _ = search_mod.make_embedder("openai")
+        store = ms.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.embedder = embedder
+        store.refresh()
+        path, headers, body = stub.requests[0]
+        self.assertEqual((path, body["model"]), ("/v1/embeddings", "m1"))
+        self.assertEqual(headers["Authorization"], "Bearer sk-test")
+        self.assertEqual(store.vectors.counts(embedder.key), (2, 2))
+
+    def test_a_dead_provider_never_hangs_a_query(self):
+        env = clean_env(MEMORY_EMBED="ollama", OLLAMA_HOST="http://127.0.0.1:%d" % closed_port())
+        started = time.time()
+        code, out, err = run_script("search.sh", "--dir", self.dir, "Cloudflare", "--json", env=env)
+        self.assertLess(time.time() - started, 10)
+        self.assertEqual(code, 0, err)
+        doc = json.loads(out)
+        self.assertEqual(doc["results"][0]["path"], "a.md")
+        self.assertEqual(doc["channels"], ["keyword", "vector"])
+        self.assertIn("connection refused", err)
+
+    def test_a_provider_dying_mid_sync_leaves_a_consistent_index(self):
+        for i in range(150):
+            self.write("notes/n%03d.md" % i, "# N\nnote %d about hugo\n" % i)
+        stub = StubService(self, fail_after=1)
+        with mock.patch.dict(os.environ, {"OLLAMA_HOST": stub.url}):
+            embedder, _ = search_mod.make_embedder("ollama")
+        warnings = []
+        store = ms.MemoryStore(self.dir, warn=warnings.append)
+        self.addCleanup(store.close)
+        store.embedder = embedder
+        store.refresh()
+        have, total = store.vectors.counts(embedder.key)
+        self.assertEqual((have, total), (ms.MemoryStore.EMBED_BATCH, 152))  # one batch, then the failure
+        self.assertTrue(any("embedding stopped" in w for w in warnings))
+        self.assertEqual(store.chunk_count(), 152)  # the keyword index is whole
+        self.assertTrue(search_mod.search(store, "note 77 hugo"))
+        ok = StubService(self)
+        with mock.patch.dict(os.environ, {"OLLAMA_HOST": ok.url}):
+            store.embedder, _ = search_mod.make_embedder("ollama")
+        store.refresh()
+        self.assertEqual(store.vectors.counts(embedder.key), (152, 152))  # filled in later
+
+    def test_bad_vectors_are_refused(self):
+        for bad, says in (("dim", "dimensions"), ("nan", "NaN")):
+            stub = StubService(self, bad=bad)
+            with mock.patch.dict(os.environ, {"OLLAMA_HOST": stub.url}):
+                embedder, _ = search_mod.make_embedder("ollama")
+            embedder.dim = 8  # the model's dimension, known from before
+            warnings = []
+            store = ms.MemoryStore(self.dir, warn=warnings.append)
+            store.embedder = embedder
+            store.refresh()
+            self.assertEqual(store.vectors.counts(embedder.key)[0], 0, bad)  # nothing stored
+            self.assertIn(says, " ".join(warnings))
+            self.assertIn(says, store.embed_error)
+            store.close()
+
+
+class DefaultIsOffTest(TempMemory):
+    files = {"a.md": "# A\nhello world\n"}
+
+    def test_no_provider_and_no_socket_by_default(self):
+        def no_sockets(*args, **kwargs):
+            raise AssertionError("a socket was opened")
+        with mock.patch.object(socket, "socket", no_sockets), mock.patch.dict(os.environ, {}, clear=False):
+            os.environ.pop("MEMORY_EMBED", None)
+            embedder, report = search_mod.make_embedder()
+            self.assertIsNone(embedder)
+            self.assertEqual(report["requested"], "off")
+            store = ms.MemoryStore(self.dir)
+            self.addCleanup(store.close)
+            search_mod.search(store, "hello", sync=True)
+            self.assertEqual(store.channels, ["keyword", "vector"])
+
+    def test_auto_tries_local_providers_only(self):
+        with mock.patch.dict(os.environ, {"OLLAMA_HOST": "http://127.0.0.1:%d" % closed_port(),
+                                          "OPENAI_API_KEY": "sk-never-used"}):
+            with mock.patch.object(search_mod, "_make_one", wraps=search_mod._make_one) as made:
+                search_mod.make_embedder("auto")
+        tried = [c.args[0] for c in made.call_args_list]
+        # sentence-transformers first; Ollama only if that is missing; never openai
+        self.assertEqual(tried, ["sentence-transformers", "ollama"][:len(tried)])
+        self.assertNotIn("openai", tried)
+
+    def test_an_unknown_provider_is_a_usage_error(self):
+        code, out, err = run_script("search.sh", "--dir", self.dir, "hello", env=clean_env(MEMORY_EMBED="magic"))
+        self.assertEqual(code, 2)
+        self.assertIn("MEMORY_EMBED='magic'", err)
+
+
+class SentenceTransformersTest(TempMemory):
+    def test_a_real_model(self):
+        embedder, report = search_mod.make_embedder("sentence-transformers")
+        if embedder is None:
+            self.skipTest("sentence-transformers or a local model is missing: %s" % report["skipped"])
+        self.copy_examples()
+        store = ms.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.embedder = embedder
+        store.refresh()
+        hits = search_mod.search(store, "what broke with the feed reader while travelling")
+        self.assertEqual(store.channels, ["keyword", "vector", "semantic"])
+        self.assertEqual(hits[0].path, "memory/2026-03-15.md")
+
+
+if __name__ == "__main__":
+    unittest.main()
