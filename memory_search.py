@@ -528,6 +528,11 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
     params = params or store.params
     if sync:
         return store.answer_fresh(lambda: search(store, query, limit, mode, min_score, filters, params))
+    with store.snapshot():  # candidates and their text from one committed index
+        return _search(store, query, limit, mode, min_score, filters, params)
+
+
+def _search(store, query, limit, mode, min_score, filters, params):
     q = analyse_query(store, query, params)
     if not q.probe and not q.unknown and not q.prefixes:
         return []

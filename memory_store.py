@@ -1350,6 +1350,9 @@ def _now():
 #   writer(rebuild)            a context manager: remove(path), put(file,
 #                              AnalysedFile), touch(file), count_features(df);
 #                              all or nothing
+#   snapshot()                 a context manager: every read inside it sees
+#                              one committed index, whatever writers commit
+#                              meanwhile (a rebuild renumbers files and chunks)
 #   links                      LinkTables
 #   stats(), files_on_disk(), backup_to(path), meta(key), set_meta(key, value)
 #
@@ -1597,16 +1600,22 @@ class SqliteBackend:
     def fetch(self, keys):
         """{key: StoredChunk} for the given keys."""
         rows = []
-        for part in _batched(keys):
-            rows.extend(self.conn.execute(
-                "SELECT %s FROM chunks c JOIN files f ON f.id = c.file WHERE c.id IN (%s)"
-                % (_CHUNK_COLUMNS, ",".join("?" * len(part))), part))
-        return {r[0]: r for r in self._with_text(rows)}
+        with self.snapshot():  # chunk rows and their blocks from one commit
+            for part in _batched(keys):
+                rows.extend(self.conn.execute(
+                    "SELECT %s FROM chunks c JOIN files f ON f.id = c.file WHERE c.id IN (%s)"
+                    % (_CHUNK_COLUMNS, ",".join("?" * len(part))), part))
+            return {r[0]: r for r in self._with_text(rows)}
 
     def chunks_of(self, path):
-        rows = self.conn.execute("SELECT %s FROM chunks c JOIN files f ON f.id = c.file WHERE f.path=? "
-                                 "ORDER BY c.ordinal" % _CHUNK_COLUMNS, (path,)).fetchall()
-        return self._with_text(rows)
+        with self.snapshot():
+            rows = self.conn.execute("SELECT %s FROM chunks c JOIN files f ON f.id = c.file WHERE f.path=? "
+                                     "ORDER BY c.ordinal" % _CHUNK_COLUMNS, (path,)).fetchall()
+            return self._with_text(rows)
+
+    def snapshot(self):
+        """Reads inside see one committed index (a read transaction); nests."""
+        return _ReadTransaction(self.conn)
 
     def _with_text(self, rows):
         """StoredChunks for chunk rows, their lines and units read from the file's blocks."""
@@ -1660,6 +1669,28 @@ class SqliteBackend:
             self.conn.backup(target)
         finally:
             target.close()
+
+
+class _ReadTransaction:
+    """A read transaction on a connection (none for None); an inner one
+    joins the outer."""
+
+    def __init__(self, conn):
+        self.conn, self.began = conn, False
+
+    def __enter__(self):
+        if self.conn is not None and not self.conn.in_transaction:
+            self.conn.execute("BEGIN")
+            self.began = True
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            if self.began and self.conn.in_transaction:
+                self.conn.execute("COMMIT")
+        except Exception:  # the store closed or replaced the connection meanwhile (recovery)
+            pass
+        return False
 
 
 class _SqliteWriter:
@@ -2068,6 +2099,11 @@ class JsonBackend:
     def fetch(self, keys):
         index = self._chunk_index()
         return {k: self._stored(index[k]) for k in keys if k in index}
+
+    def snapshot(self):
+        """A loaded generation never changes under its reader (writers make a
+        new one), so every read already sees one index."""
+        return _ReadTransaction(None)
 
     def chunks_of(self, path):
         if self._by_path is None:
@@ -3223,6 +3259,11 @@ class MemoryStore:
     def fetch(self, keys):
         """{key: StoredChunk}."""
         return self._recovering(self.backend.fetch, keys)
+
+    def snapshot(self):
+        """A context manager: the reads inside it (a whole search) see one
+        committed index, even while another process syncs or rebuilds."""
+        return self.backend.snapshot()
 
     def chunks_of(self, path):
         """[StoredChunk] of one file, in order."""
