@@ -21,7 +21,9 @@ import memory_store as store_mod
 from memory_store import (DEFAULT_PARAMS, Command, Filters, Opt, StoreError, UsageError,
                           print_json, tokenize)
 
-__all__ = ["search", "Hit", "analyse_query", "make_snippet", "highlight", "hit_json", "main"]
+__all__ = ["search", "Hit", "analyse_query", "make_snippet", "highlight", "hit_json", "compact_json",
+           "timeline", "context_pack", "pack", "estimate_tokens", "read_cited", "watch",
+           "make_embedder", "McpServer", "main"]
 
 DEFAULT_LIMIT = 5
 DEFAULT_BUDGET = 1500  # tokens of a context pack
@@ -1655,6 +1657,7 @@ Scores are 0-1: at 0.4 and above a hit holds most of the query's words
 exit codes: 0 ok (also when nothing matches), 1 runtime error, 2 usage error.
 environment: MEMORY_DIR (memory folder), MEMORY_BACKEND (auto|sqlite|json),
 MEMORY_INDEX_DIR (index location), MEMORY_PYTHON (the wrappers' interpreter),
+MEMORY_SESSIONS_DIR (transcripts), MEMORY_EMBED (embedding provider; see README),
 MEMORY_DEBUG=1 (tracebacks), NO_COLOR (no colour)."""
 
 REINDEX_HELP = """examples:

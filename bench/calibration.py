@@ -119,6 +119,7 @@ def table(name, answerable, nomatch):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--code", help="the suite's folder (read by quality.py; default: this checkout)")
     ap.add_argument("--data", default=quality.DEFAULT_DATA)
     ap.add_argument("--sets", default=",".join(quality.DATASETS))
     args = ap.parse_args(argv)

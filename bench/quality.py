@@ -244,7 +244,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     for name in args.sets.split(","):
         t = time.time()
-        records = evaluate_records(args.data, name, suite_searcher(args.mode, args.backend, budgets=BUDGETS),
+        budgets = BUDGETS if hasattr(memory_search, "pack") else ()  # an earlier checkout has no packs
+        records = evaluate_records(args.data, name, suite_searcher(args.mode, args.backend, budgets=budgets),
                                    args.limit_questions)
         rows = split_rows("suite " + args.mode, records)
         print(format_table("%s (%d questions, %.1f s)" % (name, len(records), time.time() - t), rows))

@@ -2,8 +2,18 @@
 """The benchmark: retrieval quality and speed of the suite against its
 baselines, measured in one run, printed as Markdown tables.
 
-    python3 bench/run.py            # everything (about 15 minutes on 2 cores)
-    python3 bench/run.py --quick    # quality + the two small sizes only
+    python3 bench/run.py                       # everything (about 40 minutes on 2 cores)
+    python3 bench/run.py --quick               # smaller sizes, shorter runs
+    python3 bench/run.py --before /tmp/old     # also an earlier checkout, for before/after
+    python3 bench/run.py --embed-python PY     # also embeddings, with a python that has
+                                               #   sentence-transformers (bench/embeddings.py)
+
+Sections: quality per data set with the tuning half beside the held-out
+half (bench/quality.py), R@budget of context packs, score calibration
+(bench/calibration.py), Chinese by kind of question and linker entities
+(bench/entities.py), agent paths: start-up, watch, MCP, concurrent add,
+tokens (bench/agents.py), embeddings (bench/embeddings.py), and speed with
+the index size per part.
 
 Quality is measured on ../shared/eval-data (see bench/quality.py for the
 metrics).  Speed runs on folders generated from the same texts at three
@@ -24,7 +34,6 @@ import json
 import os
 import platform
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -125,43 +134,64 @@ def baseline_rankings(venv_py, data, dense):
                 for name, root in order} for m in methods}
 
 
-def evaluate_rankings(data, name, rankings):
-    """Metrics for precomputed rankings {(dataset, root): [ranges per question]}."""
+def ranking_records(data, name, rankings):
+    """[(question, metrics)] for precomputed rankings {(dataset, root): [ranges per question]}."""
     qs = quality.load_questions(data, name)
-    totals = collections.defaultdict(list)
-    cache = {}
+    records, cache = [], {}
     for root, group in quality.corpus_roots(data, name, qs).items():
         for q, ranges in zip(group, rankings[(name, root)]):
-            m = quality.score_question(q, ranges, lambda p: quality.read_lines(root, p, cache))
-            for k, v in m.items():
-                totals[("all", k)].append(v)
-                totals[(q.get("category_name") or "all", k)].append(v)
-    return {k: sum(v) / len(v) for k, v in totals.items()}
+            records.append((q, quality.score_question(q, ranges, lambda p: quality.read_lines(root, p, cache))))
+    return records
 
 
 def quality_section(data, venv_py, dense):
-    print("## Retrieval quality on %s\n" % data)
+    print("## Retrieval quality on %s and bench/zh\n" % data)
     print("Hit = a gold line inside a result's line range. R@4kc = a gold line reached when reading "
-          "the results in rank order within 4,000 characters. lines = average lines per result "
-          "(top 5). LoCoMo's adversarial questions are left out.\n")
+          "the results in rank order within 4,000 characters; R@500t/1500t/4000t = a gold line inside "
+          "`search.sh context QUERY --budget N` (tokens estimated CJK-aware). lines = average lines per "
+          "result (top 5). LoCoMo's adversarial questions are left out. Defaults were tuned on the "
+          "tuning half only; the held-out half is reported beside it.\n")
     baselines = baseline_rankings(venv_py, data, dense) if venv_py else {}
+    labels = {"bm25s": "BM25 (bm25s, 15-line chunks)", "dense": "MiniLM + BM25 hybrid"}
     for name in quality.DATASETS:
-        rows = []
+        rows, suite = [], None
         for mode in ("hybrid", "keyword", "vector"):
-            stats, n = quality.evaluate(data, name, quality.suite_searcher(mode))
-            rows.append(("suite %s%s" % (mode, " (default)" if mode == "hybrid" else ""), stats))
-            if mode == "hybrid":
-                suite_stats = stats
-        stats, _ = quality.evaluate(data, name, seed_searcher)
-        rows.append(("seed-style TF-IDF", stats))
-        labels = {"bm25s": "BM25 (bm25s, 15-line chunks)", "dense": "MiniLM + BM25 hybrid"}
-        for method, rankings in baselines.items():
-            rows.append((labels[method], evaluate_rankings(data, name, rankings)))
-        print(quality.format_table("%s (%d questions)" % (name, n), rows))
+            budgets = quality.BUDGETS if mode == "hybrid" else ()
+            records = quality.evaluate_records(data, name, quality.suite_searcher(mode, budgets=budgets))
+            rows += quality.split_rows("suite %s%s" % (mode, " (default)" if mode == "hybrid" else ""), records)
+            suite = suite or records
+        if name != "zh":  # the seed and the baselines read eval-data folders only
+            rows += quality.split_rows("seed-style TF-IDF", quality.evaluate_records(data, name, seed_searcher))
+            for method, rankings in baselines.items():
+                rows += quality.split_rows(labels[method], ranking_records(data, name, rankings))
+        print(quality.format_table("%s (%d questions)" % (name, len(suite)), rows))
         print()
-        if name == "locomo":
-            print(quality.category_table("locomo by category, suite default", [("suite", suite_stats)]))
+        if name in ("locomo", "zh"):
+            kind = "category" if name == "locomo" else "kind of question"
+            print(quality.category_table("%s by %s, suite default" % (name, kind),
+                                         [("tune", quality.summarise(suite, "tune")),
+                                          ("held-out", quality.summarise(suite, "held"))]))
             print()
+        sys.stdout.flush()
+
+
+def script_section(title, argv, note=None):
+    """Run a bench script and print its tables under a title."""
+    print("## %s\n" % title)
+    if note:
+        print(note + "\n")
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    print(proc.stdout.rstrip() + "\n")
+    if proc.returncode != 0:
+        print("> %s failed: %s\n" % (os.path.basename(argv[1]), proc.stderr.strip()[-400:]))
+    sys.stdout.flush()
+
+
+def before_section(before, data):
+    script_section("Before: the same quality tables for %s" % before,
+                   [sys.executable, os.path.join(HERE, "quality.py"), "--code", before, "--data", data])
+    script_section("Before: linker entities", [sys.executable, os.path.join(HERE, "entities.py"),
+                                               "--code", before])
 
 
 # --------------------------------------------------------------------------
@@ -199,9 +229,29 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(round(p / 100.0 * (len(values) - 1))))]
 
 
-def suite_speed(folder, queries, python, runs):
+def index_parts(folder):
+    """{part: bytes} of a SQLite index, from dbstat when SQLite has it."""
+    import sqlite3
+    path = os.path.join(folder, ".memory", "index.sqlite3")
+    try:
+        conn = sqlite3.connect(path)
+        rows = conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall()
+        conn.close()
+    except sqlite3.Error:
+        return {}
+    parts = collections.Counter()
+    for name, size in rows:
+        part = ("keyword index (FTS5)" if name.startswith("fts") else "text blocks" if name == "blocks"
+                else "chunks" if name.startswith("chunks") else "terms (CJK df)" if name == "terms"
+                else "vectors" if name.startswith("vectors") else "links" if name.startswith("link")
+                else "files" if "files" in name else "other")
+        parts[part] += size
+    return dict(parts)
+
+
+def suite_speed(folder, queries, python, runs, code=ROOT):
     env = measured_env(python)
-    search_sh, reindex_sh = os.path.join(ROOT, "search.sh"), os.path.join(ROOT, "reindex.sh")
+    search_sh, reindex_sh = os.path.join(code, "search.sh"), os.path.join(code, "reindex.sh")
     builds = [measure([reindex_sh, "--dir", folder], env)[0] for _ in range(runs)]
     measure([search_sh, "--dir", folder, "warm-up", "--json"], env)
     cold, rss = [], []
@@ -216,6 +266,15 @@ def suite_speed(folder, queries, python, runs):
         with open(os.path.join(folder, "memory", target), "a", encoding="utf-8") as f:
             f.write("\nAppended note %d about the benchmark run.\n" % i)
         incremental.append(measure([search_sh, "--dir", folder, "sync"], env)[0])
+    parts = index_parts(folder)
+    index_bytes = sum(os.path.getsize(os.path.join(folder, ".memory", n))
+                      for n in os.listdir(os.path.join(folder, ".memory"))
+                      if os.path.isfile(os.path.join(folder, ".memory", n)))
+    result = {"build": statistics.median(builds), "incremental": statistics.median(incremental),
+              "cold": statistics.median(cold), "cold_p95": percentile(cold, 95), "rss": max(rss),
+              "index_mb": index_bytes / 1048576.0, "parts": parts}
+    if code != ROOT:  # an earlier checkout: whole-process figures only
+        return result
     store = memory_store.MemoryStore(folder)
     store.sync()
     warm = []
@@ -223,12 +282,9 @@ def suite_speed(folder, queries, python, runs):
         t = time.perf_counter()
         memory_search.search(store, q)
         warm.append(time.perf_counter() - t)
-    stats = store.backend.stats()
+    result.update(chunks=store.chunk_count(), warm_p50=percentile(warm, 50), warm_p95=percentile(warm, 95))
     store.close()
-    return {"build": statistics.median(builds), "incremental": statistics.median(incremental),
-            "cold": statistics.median(cold), "cold_p95": percentile(cold, 95),
-            "warm_p50": percentile(warm, 50), "warm_p95": percentile(warm, 95),
-            "rss": max(rss), "chunks": stats["chunks"], "index_mb": stats["index_bytes"] / 1048576.0}
+    return result
 
 
 def seed_speed(folder, queries, python, runs):
@@ -269,24 +325,41 @@ def bm25s_speed(venv_py, folder, queries):
 SIZES = [("seed scale (~50 files, 500 KB)", 0.5), ("5 MB", 5.0), ("~100,000 chunks (50 MB)", 50.0)]
 
 
-def speed_section(data, python, venv_py, runs, quick):
+def markdown_mb(folder):
+    return sum(os.path.getsize(os.path.join(d, n)) for d, _, names in os.walk(folder)
+               for n in names if n.endswith(".md")) / 1048576.0
+
+
+def speed_section(data, python, venv_py, runs, quick, before):
     print("## Speed and memory\n")
-    print("Interpreter for whole-process timings: %s. Cold query = `search.sh QUERY --json` as a new "
-          "process (seed: `seed_baseline.py query`); warm = in-process, after one load. Incremental = "
-          "`search.sh sync` after appending to one file (the seed has no incremental update: it "
-          "rebuilds). RSS = peak of the cold query process.\n" % python)
+    print("Interpreter for whole-process timings: %s, bytecode caching allowed. Cold query = "
+          "`search.sh QUERY --json` as a new process (seed: `seed_baseline.py query`); warm = "
+          "in-process, after one load. Incremental = `search.sh sync` after appending to one file "
+          "(the seed has no incremental update: it rebuilds). RSS = peak of the cold query process. "
+          "index = the whole .memory folder, and its size against the Markdown's.\n" % python)
     queries = speed_queries(data)
+    sizes = SIZES[:2] if quick else SIZES
     print("| size | system | chunks | index | build | incremental | cold query | warm p50 | warm p95 | peak RSS |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for label, mb in SIZES[:2] if quick else SIZES:
+    parts_by_size = []
+    for label, mb in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             folder = os.path.join(tmp, "memory-folder")
             corpus.generate(folder, mb, data)
+            md = markdown_mb(folder)
             size_runs = 1 if mb >= 50 else runs
             s = suite_speed(folder, queries, python, size_runs)
-            print("| %s | suite | %d | %.0f MB | %.2f s | %.0f ms | %.0f ms | %.1f ms | %.1f ms | %.0f MiB |" % (
-                label, s["chunks"], s["index_mb"], s["build"], s["incremental"] * 1000, s["cold"] * 1000,
-                s["warm_p50"] * 1000, s["warm_p95"] * 1000, s["rss"]))
+            print("| %s | suite | %d | %.1f MB (%.1fx) | %.2f s | %.0f ms | %.0f ms | %.1f ms | %.1f ms | %.0f MiB |" % (
+                label, s["chunks"], s["index_mb"], s["index_mb"] / md, s["build"], s["incremental"] * 1000,
+                s["cold"] * 1000, s["warm_p50"] * 1000, s["warm_p95"] * 1000, s["rss"]))
+            parts_by_size.append((label, "suite", s["parts"]))
+            if before:
+                shutil.rmtree(os.path.join(folder, ".memory"), ignore_errors=True)
+                b = suite_speed(folder, queries, python, size_runs, code=before)
+                print("| | before | | %.1f MB (%.1fx) | %.2f s | %.0f ms | %.0f ms | | | %.0f MiB |" % (
+                    b["index_mb"], b["index_mb"] / md, b["build"], b["incremental"] * 1000, b["cold"] * 1000,
+                    b["rss"]))
+                parts_by_size.append((label, "before", b["parts"]))
             shutil.rmtree(os.path.join(folder, ".memory"), ignore_errors=True)
             seed = seed_speed(folder, queries, python, size_runs)
             print("| | seed-style | | | %.2f s | %.0f ms | %.0f ms | %.1f ms | %.1f ms | %.0f MiB |" % (
@@ -296,12 +369,26 @@ def speed_section(data, python, venv_py, runs, quick):
             if b:
                 print("| | bm25s | | | %.2f s | | | %.1f ms | %.1f ms | |" % (
                     b["build"], b["warm_p50"] * 1000, b["warm_p95"] * 1000))
-            print("| | ratio seed / suite | | | %.1fx | %.1fx | %.1fx | %.1fx | %.1fx | %.1fx |" % (
-                seed["build"] / s["build"], seed["incremental"] / s["incremental"], seed["cold"] / s["cold"],
-                seed["warm_p50"] / s["warm_p50"], seed["warm_p95"] / s["warm_p95"], seed["rss"] / s["rss"]))
             sys.stdout.flush()
     start = measure([python, "-c", "import sqlite3, json, argparse, re"], measured_env(python))[0]
-    print("\nBare interpreter with sqlite3, json, argparse and re imported: %.0f ms." % (start * 1000))
+    print("\nBare interpreter with sqlite3, json, argparse and re imported: %.0f ms.\n" % (start * 1000))
+    print_parts(parts_by_size)
+
+
+def print_parts(parts_by_size):
+    """The SQLite index's size per part (MB), from dbstat."""
+    names = sorted({p for _, _, parts in parts_by_size for p in parts})
+    if not names:
+        return
+    print("Index size per part (MB, SQLite's dbstat):\n")
+    print("| size | code | " + " | ".join(names) + " |")
+    print("|---|---|" + "---:|" * len(names))
+    for label, code, parts in parts_by_size:
+        print("| %s | %s | %s |" % (label, code, " | ".join("%.1f" % (parts.get(n, 0) / 1048576.0) for n in names)))
+    print()
+
+
+SECTIONS = ("quality", "calibration", "entities", "agents", "embeddings", "speed")
 
 
 def main(argv=None):
@@ -313,17 +400,33 @@ def main(argv=None):
     ap.add_argument("--no-baselines", action="store_true", help="skip bm25s and the dense model")
     ap.add_argument("--dense", action="store_true", help="also the MiniLM baseline (installs torch)")
     ap.add_argument("--venv", default=VENV, help="virtual environment for the baselines")
-    ap.add_argument("--skip", choices=("quality", "speed"), action="append", default=[])
+    ap.add_argument("--before", help="an earlier checkout of the suite, measured beside this one")
+    ap.add_argument("--embed-python", help="a python with sentence-transformers: adds bench/embeddings.py")
+    ap.add_argument("--skip", choices=SECTIONS, action="append", default=[])
     args = ap.parse_args(argv)
     if not os.path.isdir(args.data):
         raise SystemExit("eval data not found: %s (use --data)" % args.data)
     print("# memory-suite benchmark\n")
     print("Machine: %s; %s.\n" % (machine(), time.strftime("%Y-%m-%d")))
     venv_py = None if args.no_baselines else ensure_venv(args.venv, args.dense)
+    quick = ["--quick"] if args.quick else []
     if "quality" not in args.skip:
         quality_section(args.data, venv_py, args.dense)
+    if "calibration" not in args.skip:
+        script_section("Scores an agent can cut on", [sys.executable, os.path.join(HERE, "calibration.py"),
+                                                      "--data", args.data])
+    if "entities" not in args.skip:
+        script_section("Linker entities on the Chinese sets", [sys.executable, os.path.join(HERE, "entities.py")])
+    if args.before and "quality" not in args.skip:
+        before_section(args.before, args.data)
+    if "agents" not in args.skip:
+        script_section("Agent paths", [sys.executable, os.path.join(HERE, "agents.py"), "--python", args.python]
+                       + quick)
+    if args.embed_python and "embeddings" not in args.skip:
+        script_section("Embeddings (optional providers)", [args.embed_python, os.path.join(HERE, "embeddings.py"),
+                                                           "--data", args.data] + quick)
     if "speed" not in args.skip:
-        speed_section(args.data, args.python, venv_py, args.runs, args.quick)
+        speed_section(args.data, args.python, venv_py, args.runs, args.quick, args.before)
 
 
 if __name__ == "__main__":

@@ -110,7 +110,7 @@ class CliTest(TempMemory):
         code, out, err = self.search("status", "--json")
         self.assertEqual(code, 0, err)
         info = json.loads(out)
-        self.assertEqual(info["files"], 13)
+        self.assertEqual(info["files"], 14)
         self.assertEqual(info["backend"], "sqlite-fts5")
         self.assertTrue(info["fts5"])
         self.assertEqual(info["stale_files"], [])
@@ -173,7 +173,7 @@ class CliTest(TempMemory):
     def test_reindex_and_check(self):
         code, out, err = run_script("reindex.sh", "--dir", self.dir)
         self.assertEqual(code, 0, err)
-        self.assertIn("rebuilt: 13 files", out)
+        self.assertIn("rebuilt: 14 files", out)
         code, out, _ = run_script("reindex.sh", "--dir", self.dir, "--check")
         self.assertIn("up to date", out)
         self.write("memory/2026-04-03.md", "stale note\n")

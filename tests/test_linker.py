@@ -195,7 +195,7 @@ class LinkCliTest(TempMemory):
         code, out, err = self.link("build", "--json")
         self.assertEqual(code, 0, err)
         doc = json.loads(out)
-        self.assertEqual(doc["files"], 13)
+        self.assertEqual(doc["files"], 14)
         self.assertGreater(doc["entities"], 20)
         self.assertIn("OpenClaw", [e["name"] for e in doc["top_entities"][:3]])
         for kind in ("name", "code", "term", "path"):
