@@ -53,6 +53,22 @@ class TempMemory(unittest.TestCase):
         shutil.copytree(EXAMPLES, self.dir, ignore=shutil.ignore_patterns(".memory"))
 
 
+class ExamplesStore(TempMemory):
+    """A test case with a copy of the bundled examples, synced, in self.store."""
+
+    def setUp(self):
+        super().setUp()
+        self.copy_examples()
+        import memory_store
+        self.store = memory_store.MemoryStore(self.dir)
+        self.addCleanup(self.store.close)
+        self.store.sync()
+
+    def search(self, query, **kw):
+        import memory_search
+        return memory_search.search(self.store, query, **kw)
+
+
 def bump_mtime(path):
     """Make sure a rewrite is seen even on filesystems with coarse mtimes."""
     st = os.stat(path)

@@ -4,12 +4,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import unittest
 
-from helpers import EXAMPLES, PYTHON, ROOT, TempMemory, clean_env, run_script
+from helpers import PYTHON, ROOT, TempMemory, clean_env, run_script
 import memory_store as ms
 
 

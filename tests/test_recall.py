@@ -8,23 +8,14 @@ import sys
 import time
 import unittest
 
-from helpers import ROOT, TempMemory, bump_mtime, clean_env, run_script
+from helpers import ROOT, ExamplesStore, TempMemory, clean_env, run_script
 import memory_search as search_mod
 import memory_store as ms
 
 CUT = 0.4  # the cut-off the README and --help document
 
 
-class ScoresTest(TempMemory):
-    def setUp(self):
-        super().setUp()
-        self.copy_examples()
-        self.store = ms.MemoryStore(self.dir)
-        self.addCleanup(self.store.close)
-        self.store.sync()
-
-    def search(self, query, **kw):
-        return search_mod.search(self.store, query, **kw)
+class ScoresTest(ExamplesStore):
 
     def test_queries_about_absent_topics_score_under_the_cut(self):
         for query in ("火星基地", "量子计算机芯片", "比特币挖矿收益", "quantum computing lecture",

@@ -14,7 +14,6 @@ import time
 import unittest
 
 from helpers import ROOT, TempMemory, bump_mtime, clean_env, run_script
-import memory_search
 import memory_store as ms
 
 STRESS = bool(os.environ.get("MEMORY_STRESS"))

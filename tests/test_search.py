@@ -1,6 +1,6 @@
 import unittest
 
-from helpers import TempMemory
+from helpers import ExamplesStore
 import memory_search as search_mod
 import memory_store as ms
 
@@ -10,18 +10,11 @@ HOSTILE = ['"', '""', '"unbalanced', "a AND b", "OR", "NOT x", "NEAR(a b)", "NEA
            "\u202e\u200b", "%", "_", "{}[]", "\\", "rss\nconfig", "\t"]
 
 
-class ExampleFolderSearchTest(TempMemory):
+class ExampleFolderSearchTest(ExamplesStore):
     """Real queries against the bundled example folder."""
 
-    def setUp(self):
-        super().setUp()
-        self.copy_examples()
-        self.store = ms.MemoryStore(self.dir)
-        self.addCleanup(self.store.close)
-        self.store.sync()
-
     def top(self, query, **kw):
-        return search_mod.search(self.store, query, **kw)
+        return self.search(query, **kw)
 
     def assertTopIn(self, query, path, n=1, **kw):
         hits = self.top(query, **kw)

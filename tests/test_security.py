@@ -9,7 +9,7 @@ import os
 import socket
 import unittest
 
-from helpers import ROOT, TempMemory, clean_env, run_script
+from helpers import ROOT, TempMemory, run_script
 import memory_linker
 import memory_search
 import memory_store as ms
