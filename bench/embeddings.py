@@ -94,7 +94,7 @@ def folder_bytes(path):
 def load_providers():
     """([(name, embedder or None, report, load seconds)], import seconds of sentence-transformers)."""
     started = time.perf_counter()
-    import sentence_transformers  # noqa: F401  (the first import in this process: torch included)
+    importlib.import_module("sentence_transformers")  # the first import in this process: torch included
     imported = time.perf_counter() - started
     out = []
     for name in PROVIDERS:
