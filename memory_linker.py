@@ -14,10 +14,10 @@ by file, from the store's own hashes, before every command.
 import math
 import re
 import sys
-from collections import Counter, defaultdict, namedtuple
+from collections import Counter, defaultdict
 
 import memory_store as store_mod
-from memory_store import Command, Opt, StoreError, UsageError, print_json
+from memory_store import Command, Opt, StoreError, UsageError, print_json, record
 
 __all__ = ["extract_entities", "entity_key", "Mention", "LinkGraph", "Entity", "Related",
            "Appearance", "synced_graph", "entity_report", "related_report", "graph_json", "graph_dot",
@@ -31,7 +31,7 @@ EXTRACTOR_VERSION = 4
 # Extraction
 # --------------------------------------------------------------------------
 
-Mention = namedtuple("Mention", "kind key spelling")
+Mention = record("Mention", "kind key spelling")
 Mention.__doc__ = "One entity occurrence: kind, normalised key, and the text as written."
 
 _FILE_EXT = ("md|markdown|txt|toml|ya?ml|json|jsonl|xml|html?|css|scss|js|mjs|ts|tsx|jsx|py|"
@@ -386,7 +386,7 @@ def file_mentions(path, chunks, cohesive=None):
 # The graph: sync, entities, related memories, pictures
 # --------------------------------------------------------------------------
 
-Entity = namedtuple("Entity", "key name kind chunks files mentions expansion")
+Entity = record("Entity", "key name kind chunks files mentions expansion")
 Entity.__doc__ = ("An entity: its key, most frequent spelling, kind, how widely it is mentioned, "
                   "and for an acronym the words it stands for (or None).")
 
@@ -403,8 +403,8 @@ def _without_fragments(entities):
                 out.pop(e.key, None)
                 break
     return out
-Appearance = namedtuple("Appearance", "id path start_line end_line heading date snippet count")
-Related = namedtuple("Related", "id path start_line end_line heading date score shared snippet")
+Appearance = record("Appearance", "id path start_line end_line heading date snippet count")
+Related = record("Related", "id path start_line end_line heading date score shared snippet")
 Related.__doc__ = "A memory related to a target, with the entities they share (names)."
 
 class LinkGraph:

@@ -15,10 +15,10 @@ import math
 import os
 import sys
 import time
-from collections import Counter, namedtuple
+from collections import Counter
 
 import memory_store as store_mod
-from memory_store import (DEFAULT_PARAMS, Command, Filters, Opt, StoreError, UsageError,
+from memory_store import (DEFAULT_PARAMS, Command, Filters, Opt, StoreError, UsageError, record,
                           print_json, tokenize)
 
 __all__ = ["search", "Hit", "analyse_query", "make_snippet", "highlight", "hit_json", "compact_json",
@@ -32,8 +32,8 @@ TAIL_LINES = 2  # a section this much longer than a chunk is shown whole
 GIST_TOKENS = 20  # a compact hit's gist: about 80 characters of English, 20 of Chinese
 SNIPPET_CHARS = 220
 
-Hit = namedtuple("Hit", "id path start_line end_line heading date score keyword vector snippet text semantic")
-Hit.__new__.__defaults__ = (None,)
+Hit = record("Hit", "id path start_line end_line heading date score keyword vector snippet text semantic",
+              defaults=(None,))
 Hit.__doc__ = ("One search result: lines are 1-based and inclusive, scores in [0, 1], snippet "
                "the best lines, text all of the cited lines; semantic the embedding similarity "
                "(None when no embedding provider runs).")
@@ -43,7 +43,7 @@ Hit.__doc__ = ("One search result: lines are 1-based and inclusive, scores in [0
 # Query analysis
 # --------------------------------------------------------------------------
 
-Query = namedtuple("Query", "terms weights base probe prefixes unknown dfs n_docs runs missing")
+Query = record("Query", "terms weights base probe prefixes unknown dfs n_docs runs missing")
 Query.__doc__ = ("An analysed query: its scoring terms known to the index (repetitions kept); "
                  "the weight of every term that scores (its own, 1; the words its synonyms "
                  "and regional spellings bring in, less); its own terms (what a full match "
@@ -232,7 +232,7 @@ def _compound_parts(store, words, dfs):
 # Candidates, as the channels see them
 # --------------------------------------------------------------------------
 
-Candidate = namedtuple("Candidate", "row lines body head length words norm")
+Candidate = record("Candidate", "row lines body head length words norm")
 Candidate.__doc__ = ("A chunk being ranked: its StoredChunk, the scoring terms of each "
                      "line (for proximity), the term counts of its body and heading, its length "
                      "in index terms (BM25's), its Latin words as '^word$' (for trigrams), and "
@@ -1057,7 +1057,7 @@ def sort_newest_first(hits):
     return hits
 
 
-Entry = namedtuple("Entry", "id path start_line end_line date heading text anchor")
+Entry = record("Entry", "id path start_line end_line date heading text anchor")
 Entry.__doc__ = "A place in a timeline or context pack: its citation, lines, date, heading and text."
 
 

@@ -49,6 +49,35 @@ class ModuleGraphTest(unittest.TestCase):
         self.assertEqual(out.strip(), "0")
 
 
+class RecordTest(unittest.TestCase):
+    """memory_store.record stands in for collections.namedtuple (cheaper to build)."""
+    Point = ms.record("Point", "x y label", defaults=("none",))
+
+    def test_built_by_position_or_keyword_with_defaults(self):
+        p = self.Point(1, y=2)
+        self.assertEqual((p.x, p.y, p.label), (1, 2, "none"))
+        self.assertEqual(p, (1, 2, "none"))
+        self.assertEqual(self.Point._make([3, 4, "a"]).label, "a")
+        self.assertEqual(p._replace(label="b"), self.Point(1, 2, "b"))
+        self.assertEqual(p._asdict(), {"x": 1, "y": 2, "label": "none"})
+        self.assertEqual(repr(p), "Point(x=1, y=2, label='none')")
+        self.assertEqual(ms.Params().chunk_lines, ms.DEFAULT_PARAMS.chunk_lines)
+
+    def test_wrong_fields_are_errors(self):
+        for build in (lambda: self.Point(1), lambda: self.Point(1, 2, 3, 4), lambda: self.Point(1, 2, z=3),
+                      lambda: self.Point(1, 2, x=3), lambda: self.Point._make([1])):
+            self.assertRaises(TypeError, build)
+        self.assertRaises(ValueError, self.Point(1, 2)._replace, z=1)
+        with self.assertRaises(AttributeError):
+            self.Point(1, 2).x = 5
+
+    def test_records_pickle_as_worker_processes_need(self):
+        import pickle
+        hit = memory_search.Hit(*range(12))
+        self.assertEqual(pickle.loads(pickle.dumps(hit)), hit)
+        self.assertIs(type(pickle.loads(pickle.dumps(hit))), memory_search.Hit)
+
+
 class RecoveryIsNarrowTest(TempMemory):
     files = {"a.md": "# A\nkyoto trip notes\n", "b.md": "# B\nhugo blog notes\n"}
 
