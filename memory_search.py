@@ -1181,7 +1181,8 @@ def pack(hits, query, budget):
 # Watch: keep the index fresh for a long-running agent
 # --------------------------------------------------------------------------
 
-HOT_SECONDS = 2 * 86400  # files changed this recently are checked every interval
+HOT_SECONDS = 2 * 86400  # files changed this recently are checked every interval,
+HOT_LIMIT = 200  # the newest this many of them (a folder copied today makes every file recent)
 FULL_SCAN_SECONDS = (30.0, 300.0)  # every file is checked this often: from, backing off to when idle
 
 
@@ -1230,9 +1231,12 @@ def _folders_changed(folders):
 
 
 def _hot_files(found):
-    """Top-level files and those changed in the last two days."""
+    """Top-level files and those changed in the last two days: at most
+    HOT_LIMIT, top-level ones first, then the most recently changed."""
     recent = time.time() - HOT_SECONDS
-    return [f.path for f in found if "/" not in f.path or f.mtime_ns / 1e9 >= recent]
+    hot = [f for f in found if "/" not in f.path or f.mtime_ns / 1e9 >= recent]
+    hot.sort(key=lambda f: ("/" not in f.path, f.mtime_ns), reverse=True)
+    return [f.path for f in hot[:HOT_LIMIT]]
 
 
 def _changed(report):

@@ -250,6 +250,16 @@ class WatchTest(TempMemory):
         proc.communicate(timeout=20)
         self.assertEqual(self.find("nagoya"), ["memory/2026-01-01.md"])  # no watcher: the search scans
 
+    def test_files_checked_every_second_are_few_when_the_whole_folder_is_new(self):
+        now = time.time_ns()
+        found = [ms.SourceFile("memory/%05d.md" % i, "", 1, now - i) for i in range(1000)]
+        found.append(ms.SourceFile("MEMORY.md", "", 1, 0))  # top level: always checked
+        hot = search_mod._hot_files(found)
+        self.assertEqual(len(hot), search_mod.HOT_LIMIT)
+        self.assertEqual(hot[:3], ["MEMORY.md", "memory/00000.md", "memory/00001.md"])
+        old = [ms.SourceFile("memory/old.md", "", 1, 0)]
+        self.assertEqual(search_mod._hot_files(old), [])
+
     def test_quiet_prints_nothing_per_sync(self):
         env = clean_env()
         proc = subprocess.Popen([os.path.join(ROOT, "search.sh"), "--dir", self.dir, "watch", "--quiet",
