@@ -459,8 +459,8 @@ def watch_section(tmp, search_sh, data, env, queries, runs, seconds, sizes):
 
 def print_watch(results, seconds, samples):
     print("`search.sh --dir F watch --quiet` left idle for %d s after its first check; CPU = utime + stime "
-          "of its python process from /proc. A watcher checks the files changed in the last two days and "
-          "the folders every second and every file every 30 s, backing off to 5 minutes while nothing "
+          "of its python process from /proc. A watcher checks the files changed in the last two days (at most "
+          "the 200 newest) and the folders every second and every file every 30 s, backing off to 5 minutes while nothing "
           "changes.\n" % seconds)
     print("| folder | files | size | index build* | CPU in %d s | of one core | busiest second | watcher RSS |" % seconds)
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
