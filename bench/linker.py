@@ -15,7 +15,6 @@ Usage: python3 bench/linker.py [--data DIR]
 import argparse
 import collections
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
