@@ -1193,7 +1193,7 @@ def watch(store, interval=1.0, stop=None, log=None):
     """Keep store's index fresh until stop (a threading.Event) is set.
 
     Every `interval` seconds it stats the files changed in the last two days
-    (the HOT_LIMIT newest) and the top-level ones (today's log, MEMORY.md) and the folders' times
+    (the HOT_LIMIT newest), MEMORY.md and the folders' times
     (a file added or removed changes them); every 30 seconds, backing off to
     5 minutes while nothing changes, every file.  After each check it leaves
     a heartbeat beside the index, so that searches meanwhile skip their own
@@ -1234,12 +1234,12 @@ def _folders_changed(folders):
 
 
 def _hot_files(found):
-    """Top-level files and those changed in the last two days: at most
-    HOT_LIMIT, top-level ones first, then the most recently changed."""
+    """The files changed in the last two days, newest first, at most
+    HOT_LIMIT of them, and MEMORY.md (the long-term file, edited at any time)."""
     recent = time.time() - HOT_SECONDS
-    hot = [f for f in found if "/" not in f.path or f.mtime_ns / 1e9 >= recent]
-    hot.sort(key=lambda f: ("/" not in f.path, f.mtime_ns), reverse=True)
-    return [f.path for f in hot[:HOT_LIMIT]]
+    newest = sorted((f for f in found if f.mtime_ns / 1e9 >= recent), key=lambda f: f.mtime_ns, reverse=True)
+    hot = [f.path for f in newest[:HOT_LIMIT]]
+    return hot + [f.path for f in found if f.path.lower() == "memory.md" and f.path not in hot]
 
 
 def _changed(report):

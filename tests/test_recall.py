@@ -252,13 +252,13 @@ class WatchTest(TempMemory):
 
     def test_files_checked_every_second_are_few_when_the_whole_folder_is_new(self):
         now = time.time_ns()
-        found = [ms.SourceFile("memory/%05d.md" % i, "", 1, now - i) for i in range(1000)]
-        found.append(ms.SourceFile("MEMORY.md", "", 1, 0))  # top level: always checked
+        found = [ms.SourceFile("note%03d.md" % i, "", 1, 0) for i in range(300)]  # old top-level notes
+        found += [ms.SourceFile("memory/%05d.md" % i, "", 1, now - i) for i in range(1000)]
+        found.append(ms.SourceFile("MEMORY.md", "", 1, 0))  # old, but edited at any time: always checked
         hot = search_mod._hot_files(found)
-        self.assertEqual(len(hot), search_mod.HOT_LIMIT)
-        self.assertEqual(hot[:3], ["MEMORY.md", "memory/00000.md", "memory/00001.md"])
-        old = [ms.SourceFile("memory/old.md", "", 1, 0)]
-        self.assertEqual(search_mod._hot_files(old), [])
+        self.assertEqual(len(hot), search_mod.HOT_LIMIT + 1)
+        self.assertEqual(hot[:2] + hot[-1:], ["memory/00000.md", "memory/00001.md", "MEMORY.md"])
+        self.assertEqual(search_mod._hot_files(found[:300]), [])
 
     def test_quiet_prints_nothing_per_sync(self):
         env = clean_env()
