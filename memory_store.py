@@ -710,10 +710,14 @@ SourceFile.__doc__ = "A Markdown file found in the memory folder (path is relati
 
 def resolve_memory_dir(arg=None):
     """The memory folder: --dir, else $MEMORY_DIR, else the workspace the
-    suite sits in (see enclosing_workspace), else the suite's own folder."""
+    suite is installed in (see enclosing_workspace; the wrappers say in
+    $MEMORY_INSTALL_DIR where they were called from, so a symlinked install
+    counts too), else the suite's own folder."""
     if arg is not None and not arg.strip():
         raise StoreError("the memory folder given is empty (--dir '')")
-    raw = arg or os.environ.get("MEMORY_DIR") or enclosing_workspace(SUITE_DIR) or SUITE_DIR
+    installed = os.environ.get("MEMORY_INSTALL_DIR")
+    raw = (arg or os.environ.get("MEMORY_DIR") or (installed and enclosing_workspace(installed))
+           or enclosing_workspace(os.path.realpath(SUITE_DIR)) or SUITE_DIR)
     path = os.path.abspath(os.path.expanduser(raw))
     if not os.path.isdir(path):
         problem = "is not a folder" if os.path.exists(path) else "not found"
@@ -726,7 +730,7 @@ def enclosing_workspace(folder, levels=3):
     folder and its three parents that holds MEMORY.md or memory/, or whose
     workspace/ does (OpenClaw keeps its skills in ~/.openclaw/skills and its
     memory in ~/.openclaw/workspace).  None if there is none."""
-    here = os.path.realpath(folder)
+    here = os.path.abspath(folder)  # not realpath: a symlinked install looks where it is linked
     for _ in range(levels + 1):
         for candidate in (here, os.path.join(here, "workspace")):
             if os.path.isfile(os.path.join(candidate, "MEMORY.md")) or \

@@ -6,6 +6,9 @@
 # PYTHONDONTWRITEBYTECODE set) it is kept in ~/.cache/memory-suite/pycache.
 # -S skips site-packages (the suite needs only the standard library), which
 # saves ~5 ms of every call's start-up.
+# MEMORY_INSTALL_DIR: where it was called from, before symlinks are followed
+# (a skill folder symlinked into a workspace still finds that workspace).
+MEMORY_INSTALL_DIR=$(cd "$(dirname "$0")" && pwd) && export MEMORY_INSTALL_DIR
 self=$0
 while [ -L "$self" ]; do
     link=$(readlink "$self")

@@ -306,6 +306,19 @@ class WorkspaceRuleTest(unittest.TestCase):
         self.assertEqual([r["path"] for r in results], ["MEMORY.md"], err)  # not the other skill, not our files
         self.assertTrue(os.path.isdir(os.path.join(tmp, ".memory")))
 
+    def test_a_symlinked_install_finds_its_workspace(self):
+        tmp, copy = self.install({"elsewhere/README.md": "not a memory\n"}, "elsewhere")
+        workspace = os.path.join(tmp, "ws")
+        os.makedirs(os.path.join(workspace, "skills"))
+        with open(os.path.join(workspace, "MEMORY.md"), "w", encoding="utf-8") as f:
+            f.write("# Facts\nthe pangolin sleeps all day\n")
+        link = os.path.join(workspace, "skills", "memory-search")
+        os.symlink(copy, link)
+        results, err = self.search(link, "pangolin")
+        self.assertEqual([r["path"] for r in results], ["MEMORY.md"], err)
+        self.assertTrue(os.path.isdir(os.path.join(workspace, ".memory")))
+        self.assertFalse(os.path.exists(os.path.join(copy, ".memory")))  # not the suite's real folder
+
     def test_openclaw_managed_skills_folder(self):
         tmp, skill = self.install({"workspace/memory/2026-01-02.md": "# 2026-01-02\nfed the axolotl\n"}, "skills")
         results, _ = self.search(skill, "axolotl")
