@@ -33,7 +33,7 @@ GIST_TOKENS = 20  # a compact hit's gist: about 80 characters of English, 20 of 
 SNIPPET_CHARS = 220
 
 Hit = record("Hit", "id path start_line end_line heading date score keyword vector snippet text semantic",
-              defaults=(None,))
+             defaults=(None,))
 Hit.__doc__ = ("One search result: lines are 1-based and inclusive, scores in [0, 1], snippet "
                "the best lines, text all of the cited lines; semantic the embedding similarity "
                "(None when no embedding provider runs).")

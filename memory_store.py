@@ -1170,7 +1170,7 @@ def _next_content(lines, i, end):
 # --------------------------------------------------------------------------
 
 StoredChunk = record("StoredChunk", "key path ordinal start_line end_line heading date text hash "
-                                        "units head_units length norm_terms n_grams")
+                                    "units head_units length norm_terms n_grams")
 StoredChunk.__doc__ = ("A chunk as the index returns it: key is the backend's row key, text the "
                        "chunk's lines as written (private blocks masked), date the file's; units "
                        "the analysed units of each line (a tuple) and head_units its heading's; "
@@ -1180,8 +1180,7 @@ FileState = record("FileState", "size mtime_ns hash")
 FileState.__doc__ = "What the index remembers of a file: its stat and content hash."
 SyncReport = record("SyncReport", "added updated removed unchanged problems")
 SyncReport.__doc__ = "What a sync did: lists of paths, and (path, issue) pairs."
-Filters = record("Filters", "since until path_glob dated_only source",
-                  defaults=(None, None, None, False, None))
+Filters = record("Filters", "since until path_glob dated_only source", defaults=(None, None, None, False, None))
 Filters.__doc__ = ("Which files a search may return: dates (YYYY-MM-DD), a path glob, dated only, "
                    "and the source ('memory' or 'sessions'; None for both).")
 
@@ -1605,11 +1604,9 @@ class SqliteBackend:
         if self.path != ":memory:":
             conn.execute("PRAGMA auto_vacuum=INCREMENTAL")  # takes effect in a new file
             conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _WriteTransaction(conn):
             version, settings = self._stamp()
             if version == SCHEMA_VERSION and settings == self.settings:  # another process won the race
-                conn.execute("COMMIT")
                 return
             _drop_everything(conn)
             schema = _SQLITE_SCHEMA.format(tokenchars=FTS_TOKENCHARS, heading_weight=self.params.heading_weight)
@@ -1619,10 +1616,6 @@ class SqliteBackend:
             conn.executemany("INSERT INTO meta VALUES(?, ?)", [
                 ("schema_version", str(SCHEMA_VERSION)), ("settings", self.settings),
                 ("chunk_count", "0"), ("total_terms", "0"), ("created", _now()), ("last_sync", "")])
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     # --- reads -------------------------------------------------------------
     def meta(self, key):
@@ -1768,6 +1761,27 @@ class _ReadTransaction:
                 self.conn.execute("COMMIT")
         except Exception:  # the store closed or replaced the connection meanwhile (recovery)
             pass
+        return False
+
+
+class _WriteTransaction:
+    """BEGIN IMMEDIATE (waits for, then excludes, other writers) ... COMMIT;
+    ROLLBACK when the block or the COMMIT fails."""
+
+    def __init__(self, conn):
+        self.conn = conn
+
+    def __enter__(self):
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, *exc):
+        try:
+            if exc_type is None:
+                self.conn.execute("COMMIT")
+        finally:
+            if self.conn.in_transaction:  # the block failed, or the COMMIT did
+                self.conn.execute("ROLLBACK")
         return False
 
 
@@ -2501,9 +2515,7 @@ class SqliteLinks:
         version = "%s %s" % (version, self.backend.settings)
         if self._version() == version:
             return
-        conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _WriteTransaction(self.conn) as conn:
             if self._version() != version:
                 for table in _LINK_TABLES:
                     conn.execute("DROP TABLE IF EXISTS %s" % table)
@@ -2511,10 +2523,6 @@ class SqliteLinks:
                     if statement.strip():
                         conn.execute(statement)
                 conn.execute("INSERT INTO link_meta VALUES('version', ?)", (version,))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     def _version(self):
         present = {n for n, in self.conn.execute(
@@ -2529,9 +2537,7 @@ class SqliteLinks:
 
     def apply(self, changes):
         """changes: [(path, new hash or None if removed, new mention rows)]."""
-        conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _WriteTransaction(self.conn) as conn:
             delta = LinkDelta()
             for path, digest, rows in changes:
                 old = conn.execute("SELECT path, ordinal, key, kind, spelling, count FROM link_mentions "
@@ -2545,11 +2551,6 @@ class SqliteLinks:
                 else:
                     conn.execute("INSERT OR REPLACE INTO link_files VALUES(?, ?)", (path, digest))
             self._apply_delta(delta)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
 
     def _apply_delta(self, delta):
         conn = self.conn
@@ -2739,16 +2740,9 @@ class SqliteVectors:
     def put(self, model, rows):
         """Store [(hash, packed vector)] in one transaction."""
         self.ensure()
-        conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _WriteTransaction(self.conn) as conn:
             conn.executemany("INSERT OR REPLACE INTO vectors(model, hash, vec) VALUES(?, ?, ?)",
                              [(model, h, v) for h, v in rows])
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
 
     def get(self, model, hashes):
         """{hash: packed vector}."""
@@ -2778,16 +2772,9 @@ class SqliteVectors:
     def forget_others(self, keep_model):
         """Drop the vectors of other models and of texts no longer indexed."""
         self.ensure()
-        conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _WriteTransaction(self.conn) as conn:
             conn.execute("DELETE FROM vectors WHERE model != ? OR NOT EXISTS (SELECT 1 FROM chunks c "
                          "WHERE c.hash = vectors.hash)", (keep_model,))
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
 
 
 class JsonVectors:
@@ -3004,6 +2991,7 @@ def check_vector(values, dim):
         raise EmbedError("a vector holds NaN or infinity")
     return floats
 
+
 class MemoryStore:
     """A memory folder and its index.
 
@@ -3169,7 +3157,8 @@ class MemoryStore:
                 vectors = embedder.embed([embedding_text(c) for c in chunks])
                 rows = [(c.hash, pack_vector(check_vector(v, embedder.dim))) for c, v in zip(chunks, vectors)]
                 if len(vectors) != len(chunks):
-                    raise EmbedError("%s returned %d vectors for %d texts" % (embedder.name, len(vectors), len(chunks)))
+                    raise EmbedError("%s returned %d vectors for %d texts"
+                                     % (embedder.name, len(vectors), len(chunks)))
             except EmbedError as exc:
                 self.embed_error = str(exc)
                 self.warn("warning: embedding stopped (%s); the keyword search goes on without it" % exc)
@@ -3487,8 +3476,7 @@ def _unlock(f):
 # by hand (importing json costs ~2.5 ms), one error reporter.
 # --------------------------------------------------------------------------
 
-Opt = record("Opt", "flags dest metavar convert help repeat",
-              defaults=(False,))
+Opt = record("Opt", "flags dest metavar convert help repeat", defaults=(False,))
 Opt.__doc__ = "An option: metavar None means a flag (no value); repeat collects every value in a list."
 
 
@@ -3638,8 +3626,7 @@ def format_help(usage, description, opts, epilog=""):
     return "\n".join(lines) + ("\n\n" + epilog if epilog else "") + "\n"
 
 
-Command = record("Command", "opts usage description handler takes_words epilog",
-                  defaults=(True, ""))
+Command = record("Command", "opts usage description handler takes_words epilog", defaults=(True, ""))
 Command.__doc__ = ("A subcommand: its options, usage line, description, handler(args) -> exit code, "
                    "whether it takes words, and what its help ends with (examples).")
 
