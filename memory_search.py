@@ -1012,12 +1012,13 @@ def _nearest_sqlite_vec(store, model, qvec, k):
     conn = getattr(store.backend, "conn", None)
     if conn is None:
         return None
+    import sqlite3
     try:
         import sqlite_vec
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
         conn.enable_load_extension(False)
-    except (ImportError, AttributeError, Exception):  # no package, or this SQLite cannot load extensions
+    except (ImportError, AttributeError, sqlite3.Error):  # no package, or this SQLite cannot load extensions
         return None
     rows = conn.execute("SELECT hash, vec_distance_cosine(vec, ?) AS d FROM vectors WHERE model=? "
                         "ORDER BY d LIMIT ?", (store_mod.pack_vector(qvec), model, k)).fetchall()
