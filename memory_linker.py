@@ -204,16 +204,17 @@ def extract_entities(text, cohesive=None):
             claim(kind, m.start(group), m.end(group), m.group(group))
     for m in patterns["mixed"].finditer(text):
         claim("mixed", m.start(), m.end(), m.group(0))
-    for m in patterns["suffix_term"].finditer(text):
-        term = m.group(0)
+    simplified = text.translate(store_mod.zh_tables()[0])  # 陳靜 is found as 陈静 (one character for one)
+    for m in patterns["suffix_term"].finditer(simplified):
         if not (set(m.group(1)) & CJK_STOP_CHARS):
-            claim("term", m.start(), m.end(), term)
+            claim("term", m.start(), m.end(), text[m.start():m.end()])
     for start, end, name in _capitalised_names(text):
         claim("cap", start, end, name)
-    for kind, start, end, word in _chinese_entities(text, cohesive):
-        claim(kind, start, end, word)
-    for start, end, phrase in _cjk_phrases(text):
+    for kind, start, end, _ in _chinese_entities(simplified, cohesive):
+        claim(kind, start, end, text[start:end])
+    for start, end, _ in _cjk_phrases(simplified):
         if not any(s < end and start < e for s, e in taken):
+            phrase = text[start:end]
             out.append(Mention("phrase", entity_key("phrase", phrase), phrase))
     return out
 
@@ -232,7 +233,8 @@ def _chinese_entities(text, cohesive):
     patterns = _re()
     for m in patterns["cjk_run"].finditer(text):
         run, base = m.group(0), m.start()
-        found = [("place", i, i + n) for i in range(len(run)) for n in (2, 3, 4, 5) if run[i:i + n] in PLACES]
+        found = [("place", i, i + n) for i in range(len(run)) for n in (2, 3, 4, 5)
+                 if i + n <= len(run) and run[i:i + n] in PLACES]
         for p in patterns["place_suffix"].finditer(run):
             start = _place_start(run, p.start(1), cohesive)
             if start is not None:
