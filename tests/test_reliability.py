@@ -241,8 +241,10 @@ class ConcurrencyTest(TempMemory):
         watcher.send_signal(signal.SIGTERM)
         _, err = watcher.communicate(timeout=30)
         self.assertEqual(watcher.returncode, 0, err)
-        text = "".join(open(os.path.join(self.dir, "memory", n), encoding="utf-8").read()
-                       for n in os.listdir(os.path.join(self.dir, "memory")))
+        text = ""
+        for n in os.listdir(os.path.join(self.dir, "memory")):
+            with open(os.path.join(self.dir, "memory", n), encoding="utf-8") as f:
+                text += f.read()
         for note in added:
             self.assertEqual(text.count(note + "\n"), 1, note)
         fresh = ms.MemoryStore(self.dir, index_dir=os.path.join(self.tmp, "fresh"))
