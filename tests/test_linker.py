@@ -61,6 +61,12 @@ class ExtractionTest(unittest.TestCase):
         self.assertEqual(phrases, {"往返机票", "往返机", "返机票"})  # 京都 is a place; 2-character words are not
         self.assertFalse(any("的" in p or "了" in p for p in phrases))
 
+    def test_traditional_names_and_places_are_found_as_written(self):
+        found = [(m.kind, m.key, m.spelling) for m in ml.extract_entities("陳靜說她在臺北，下週回深圳")
+                 if m.kind in ("zhname", "place")]
+        self.assertIn(("zhname", "陈静", "陳靜"), found)
+        self.assertIn(("place", "深圳", "深圳"), found)  # at the end of the run: nothing beyond it
+
     def test_a_name_that_continues_into_a_longer_one(self):
         binds = {"明轩", "娟娟"}.__contains__  # what the folder's frequencies would say
 
