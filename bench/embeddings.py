@@ -61,8 +61,8 @@ SMALL_MB = 5
 BIG_MB = 50        # ~100,000 chunks
 # A cold process on the pure-Python path: what search.sh runs, with _nearest
 # answering None (as when neither numpy nor sqlite-vec is importable).
-FORCE_PURE = ("import sys; sys.path[0] = sys.argv.pop(1); import memory_search as m; "
-              "m._nearest = lambda *a: None; sys.exit(m.main(sys.argv[1:]))")
+FORCE_PURE = ("import sys; sys.path[0] = sys.argv.pop(1); import memory_search as m, memsuite.embeddings as e; "
+              "e._nearest = lambda *a: None; sys.exit(m.main(sys.argv[1:]))")
 
 
 def english_queries(data, n=WARM_QUERIES):
@@ -360,30 +360,32 @@ def sqlite_vec_status():
 
 @contextlib.contextmanager
 def forced(path, ran):
-    """Make memory_search._nearest take one path; ran collects which path answered."""
-    original = memory_search._nearest
+    """Make the semantic channel's _nearest take one path; ran collects which path answered."""
+    from memsuite import embeddings as channel
+    original = channel._nearest
 
     def nearest(store, model, qvec, k):
         if path == "pure Python":
             found = None
         elif path == "sqlite-vec":
-            found = memory_search._nearest_sqlite_vec(store, model, qvec, k)
+            found = channel._nearest_sqlite_vec(store, model, qvec, k)
         else:
             found = original(store, model, qvec, k)
         ran.append("pure Python" if found is None else path)
         return found
 
-    memory_search._nearest = nearest
-    memory_search._matrices.clear()  # numpy's first query builds the matrix anew
+    channel._nearest = nearest
+    channel._matrices.clear()  # numpy's first query builds the matrix anew
     try:
         yield
     finally:
-        memory_search._nearest = original
+        channel._nearest = original
 
 
 @contextlib.contextmanager
 def timed_semantic(times):
-    original = memory_search.semantic_channel
+    from memsuite import embeddings as channels  # the ranking looks it up there on each search
+    original = channels.semantic_channel
 
     def channel(*args):
         started = time.perf_counter()
@@ -392,11 +394,11 @@ def timed_semantic(times):
         finally:
             times.append(time.perf_counter() - started)
 
-    memory_search.semantic_channel = channel
+    channels.semantic_channel = channel
     try:
         yield
     finally:
-        memory_search.semantic_channel = original
+        channels.semantic_channel = original
 
 
 def warm_times(folder, embedder, path, queries):
@@ -549,7 +551,7 @@ def query_section(title, folder, embedder, queries, vec_py):
 
 QUERY_NOTES = """Cold: median of %d new processes (one per query), with the model load, the sync check
 and the whole query; numpy's is `search.sh --embed sentence-transformers QUERY --json`, pure Python's
-the same command line with `memory_search._nearest` answering None (python -S -c, as the wrapper
+the same command line with `memsuite.embeddings._nearest` answering None (python -S -c, as the wrapper
 runs). Warm: in one process with the model loaded, median of %d English LoCoMo questions after a
 first one (shown apart: numpy reads every vector into a matrix then). Semantic channel = query
 embedding + the rest (nearest neighbours, reading their chunks). Pure Python compares the query

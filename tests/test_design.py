@@ -30,12 +30,78 @@ def imports_of(module_file):
 
 
 class ModuleGraphTest(unittest.TestCase):
-    def test_no_import_cycle(self):
+    """The package's layers (README, "How it works"): a module imports its own
+    layer or lower ones, never a higher one, lazy imports included; search and
+    links are siblings that never import each other."""
+    LAYERS = [
+        ("base", "records patterns jsonout options fileio"),
+        ("text", "chinese stemmer tokenizer bm25 params markdown citations"),
+        ("files", "sources transcripts chunker notes"),
+        ("index", "index_records prepare sqlite_index sqlite_writer json_index json_writer "
+                  "link_tables vector_tables"),
+        ("store", "store"),
+        ("search", "query synonyms dates ranking passages snippets recall results embeddings"),
+        ("links", "entities graph graph_export"),
+        ("commands", "cli cli_search cli_recall cli_admin cli_link mcp watch"),
+    ]
+
+    def layer_of(self):
+        return {m: (i if name != "links" else i - 1, name)  # links sit beside search
+                for i, (name, mods) in enumerate(self.LAYERS) for m in mods.split()}
+
+    def package_imports(self, module):
+        with open(os.path.join(ROOT, "memsuite", module + ".py"), encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        found = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+                found.add(node.module)
+            elif isinstance(node, ast.ImportFrom) and node.module == "memsuite":
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.Import):
+                found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("memsuite."))
+        return found
+
+    def test_every_module_has_a_layer(self):
+        files = {f[:-3] for f in os.listdir(os.path.join(ROOT, "memsuite"))
+                 if f.endswith(".py") and f != "__init__.py"}
+        self.assertEqual(files - set(self.layer_of()), set())
+
+    def test_lower_layers_never_import_upper_ones(self):
+        layer = self.layer_of()
+        wrong = []
+        for module, (rank, name) in layer.items():
+            for other in self.package_imports(module):
+                other_rank, other_name = layer[other]
+                if other_rank > rank or {name, other_name} == {"search", "links"}:
+                    wrong.append("%s (%s) imports %s (%s)" % (module, name, other, other_name))
+        self.assertEqual(wrong, [])
+
+    def test_no_import_cycle_at_load_time(self):
+        """Module-level imports form no cycle (lazy ones inside functions may
+        point sideways, as long as the layers allow it)."""
+        def top_level(module):
+            with open(os.path.join(ROOT, "memsuite", module + ".py"), encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            return {n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.level == 1}
+        graph = {m: top_level(m) for m in self.layer_of()}
+        state = {}
+
+        def visit(m, path):
+            if state.get(m) == "done":
+                return
+            self.assertNotEqual(state.get(m), "open", "cycle: " + " -> ".join(path + [m]))
+            state[m] = "open"
+            for n in graph[m]:
+                visit(n, path + [m])
+            state[m] = "done"
+        for m in graph:
+            visit(m, [])
+
+    def test_front_doors_import_only_the_package(self):
         ours = {"memory_store", "memory_search", "memory_linker"}
-        graph = {m: imports_of(m + ".py") & ours for m in ours}
-        self.assertEqual(graph["memory_store"], set())
-        self.assertEqual(graph["memory_linker"], {"memory_store"})
-        self.assertNotIn("memory_search", graph["memory_linker"])
+        for door in ours:
+            self.assertEqual(imports_of(door + ".py") & ours, set(), door)
 
     def test_public_names_exist(self):
         for module in (ms, memory_search, memory_linker):

@@ -13,6 +13,7 @@ from unittest import mock
 from helpers import TempMemory, clean_env, run_script
 import memory_search as search_mod
 import memory_store as ms
+from memsuite import embeddings
 
 
 class Counting(search_mod.HashEmbedder):
@@ -243,7 +244,7 @@ class DefaultIsOffTest(TempMemory):
     def test_auto_tries_local_providers_only(self):
         with mock.patch.dict(os.environ, {"OLLAMA_HOST": "http://127.0.0.1:%d" % closed_port(),
                                           "OPENAI_API_KEY": "sk-never-used"}):
-            with mock.patch.object(search_mod, "_make_one", wraps=search_mod._make_one) as made:
+            with mock.patch.object(embeddings, "_make_one", wraps=embeddings._make_one) as made:
                 search_mod.make_embedder("auto")
         tried = [c.args[0] for c in made.call_args_list]
         # sentence-transformers first; Ollama only if that is missing; never openai

@@ -11,6 +11,7 @@ import unittest
 from helpers import TempMemory
 import memory_search
 import memory_store as ms
+from memsuite import prepare
 
 STRESS = bool(os.environ.get("MEMORY_STRESS"))
 
@@ -111,26 +112,26 @@ class BadFilesTest(TempMemory):
         os.symlink(os.path.join(self.dir, "b.md"), os.path.join(self.dir, "a.md"))
         os.symlink(os.path.join(self.dir, "a.md"), os.path.join(self.dir, "b.md"))
         self.write("gone.md", "soon gone\n")
-        original = ms.read_source
+        original = prepare.read_source
 
         def vanish(path):
             if path.endswith("gone.md"):
                 os.unlink(path)
             return original(path)
-        ms.read_source = vanish
-        self.addCleanup(setattr, ms, "read_source", original)
+        prepare.read_source = vanish  # where analyse_file looks it up
+        self.addCleanup(setattr, prepare, "read_source", original)
         store, report = self.sync()
         problems = dict(report.problems)
         self.assertEqual(problems.get("gone.md"), "unreadable")
         self.assertIn(problems.get("a.md"), ("unreadable", "symlink-outside"))
         self.assertEqual(self.find(store, "kyotoreal"), [("real.md", 1, 1)])
-        ms.read_source = original
+        prepare.read_source = original
         report = store.sync()
         self.assertIn("gone.md", report.removed)
 
     def test_file_changing_while_indexed_is_picked_up_next_time(self):
         self.write("moving.md", "first version kyotofirst\n")
-        original = ms.read_source
+        original = prepare.read_source
 
         def change_after_read(path):
             result = original(path)
@@ -138,10 +139,10 @@ class BadFilesTest(TempMemory):
                 with open(path, "w") as f:
                     f.write("second version kyotosecond\n")
             return result
-        ms.read_source = change_after_read
-        self.addCleanup(setattr, ms, "read_source", original)
+        prepare.read_source = change_after_read
+        self.addCleanup(setattr, prepare, "read_source", original)
         store, _ = self.sync()
-        ms.read_source = original
+        prepare.read_source = original
         self.assertEqual(self.find(store, "kyotofirst"), [("moving.md", 1, 1)])
         os.utime(os.path.join(self.dir, "moving.md"), ns=(0, 10 ** 18))
         store.sync()

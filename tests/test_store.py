@@ -6,6 +6,7 @@ import unittest
 from helpers import TempMemory, bump_mtime
 import memory_search
 import memory_store as ms
+from memsuite import prepare
 
 
 def ids(hits):
@@ -73,7 +74,7 @@ class SyncTest(TempMemory):
 
     def test_touched_files_in_a_big_parallel_sync_keep_frequencies(self):
         from unittest import mock
-        patch = mock.patch.object(ms, "PARALLEL_BYTES", 0)  # every sync takes the parallel path (2+ cores)
+        patch = mock.patch.object(prepare, "PARALLEL_BYTES", 0)  # every sync takes the parallel path (2+ cores)
         patch.start()
         self.addCleanup(patch.stop)
         for i in range(40):

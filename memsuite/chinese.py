@@ -1,0 +1,113 @@
+"""The Chinese rules: script folding (traditional = simplified), function words, and
+which character pairs bind into words."""
+import math
+import os
+import unicodedata
+
+
+CJK_CLASS = "\u3040-\ud7ff\uf900-\ufaff\U00020000-\U00033fff"  # the same, for str patterns
+
+
+ZH_TABLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "zh-variants.txt")
+_zh = {}
+
+
+def zh_table_stamp():
+    """A checksum of the Chinese table (0 if missing): part of an index's
+    settings, since folding depends on it."""
+    import zlib
+    try:
+        with open(ZH_TABLE, "rb") as f:
+            return zlib.crc32(f.read())
+    except OSError:
+        return 0
+
+
+def zh_tables():
+    """(character map for str.translate, {regional word: mainland word}) from
+    data/zh-variants.txt (derived from OpenCC's dictionaries), read on first
+    use; empty if the file is missing."""
+    if not _zh:
+        chars, words = {}, {}
+        try:
+            with open(ZH_TABLE, encoding="utf-8") as f:
+                lines = [line.rstrip("\n") for line in f if not line.startswith("#")]
+            chars = str.maketrans(lines[0], lines[1])
+            words = dict(line.split(" ", 1) for line in lines[2:] if " " in line)
+        except (OSError, IndexError, ValueError):
+            pass  # no table: traditional and simplified are then told apart
+        _zh.update(chars=chars, words=words)
+    return _zh["chars"], _zh["words"]
+
+
+# Chinese words that carry grammar, questions or time rather than a topic
+# (the counterpart of STOPWORDS): a query gives its weight to its other
+# words, and the linker lists none of them as entities.
+ZH_FUNCTION_WORDS = frozenset("""
+什么时候 什么 为什么 怎么样 怎么 怎样 哪里 哪儿 哪个 哪些 哪家 在哪 在哪里 是谁 是什么 多少 几点 几个
+几号 几月 几天 多久 多长 有没有 是不是 能不能 要不要 会不会 的话 还是 或者 以及 然后 因为 所以
+但是 可是 不过 如果 虽然 已经 一下 一点 一些 一个 这个 那个 这些 那些 这里 那里 这样 那样 自己
+我们 你们 他们 她们 它们 大家 上次 下次 这次 那次 最近 之前 之后 以前 以后 现在 当时 今天 明天
+昨天 前天 后天 今年 去年 明年 上周 下周 这周 本周 上个月 下个月 这个月 早上 上午 中午 下午 晚上
+今晚 昨晚 时候 可以 应该 需要 可能 一直 一起 还有 就是 只是 也是 都是 不是 没有 一定 非常 特别
+比较 其实 当然 怎么办 叫什么 干什么 做什么 去哪 去哪里 哪天 哪一天 谁的 给谁 和谁 跟谁
+""".split())
+ZH_FUNCTION_CHARS = frozenset("的了吗呢吧啊呀么哦嗯之其")
+# Characters that attach to words without forming one with them (particles,
+# pronouns, common verbs): 李明说 is 李明 + 说, never a longer name.
+ZH_FREE_CHARS = frozenset("的了是在和与及或等就也还又很太更最把被将对从向为以于让给着过"
+                          "我你他她它们这那哪些个不没有要会能可想去来到说看问叫跟带"
+                          "啊吧呢吗呀哦嗯么之其所而且但并则即每各该此至约第")
+
+
+def function_spans(run):
+    """For each character of a CJK run (folded), whether it lies in a
+    function word (longest match first) or is a function character."""
+    marked, i = [False] * len(run), 0
+    while i < len(run):
+        for size in (4, 3, 2):
+            if i + size <= len(run) and run[i:i + size] in ZH_FUNCTION_WORDS:
+                marked[i:i + size] = [True] * size
+                i += size
+                break
+        else:
+            marked[i] = run[i] in ZH_FUNCTION_CHARS
+            i += 1
+    return marked
+
+
+def binds(pair, dfs, n_docs, threshold):
+    """Whether two CJK characters recur together as one word does in this
+    folder: the pair is in two chunks or more, and its pointwise mutual
+    information, log(N df(ab) / (df(a) df(b))) from document frequencies,
+    reaches threshold (李明轩: 明轩 binds; 李明说: 明说 does not); a doubled
+    character binds when a fifth of its chunks hold it doubled (王娟娟)."""
+    df = dfs.get(pair, 0)
+    if df < 2 or set(pair) & ZH_FREE_CHARS:
+        return False
+    if pair[0] == pair[1]:  # a doubled character (娟娟): bound when it is often doubled
+        return df >= 0.2 * dfs.get(pair[0], 1)
+    return math.log(float(n_docs) * df / (dfs.get(pair[0], 1) * dfs.get(pair[1], 1))) >= threshold
+
+
+def fold(text):
+    """Text as the tokenizer reads it: NFKC (full-width ＳＤＫ -> SDK), lower
+    case, traditional Chinese characters as simplified (帳號 -> 账号), one
+    character for one, so offsets into the text stay valid."""
+    if text.isascii():
+        return text.lower()
+    return unicodedata.normalize("NFKC", text).lower().translate(zh_tables()[0])
+
+
+def _is_cjk_char(c):
+    return "\u3040" <= c <= "\ud7ff" or "\uf900" <= c <= "\ufaff" or "\U00020000" <= c <= "\U00033fff"
+
+
+def is_cjk(text):
+    """Whether text is made of CJK characters only (the tokenizer's CJK runs)."""
+    return bool(text) and all(_is_cjk_char(c) for c in text)
+
+
+def is_cjk_query(query):
+    letters = [c for c in query if c.isalpha()]
+    return bool(letters) and sum(1 for c in letters if is_cjk(c)) * 2 >= len(letters)

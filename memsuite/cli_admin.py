@@ -1,0 +1,150 @@
+"""search.sh add, status, sync and reindex.sh: writing notes and looking after the index."""
+import os
+import sys
+import time
+
+from .citations import cite
+from .cli import cli_store, embedding_store, human_bytes, no_words, plural
+from .embeddings import embed_status
+from .jsonout import print_json
+from .notes import append_memory
+from .records import StoreError, UsageError
+from .results import problems_json
+
+
+def cmd_add(args):
+    if not args.words:
+        raise UsageError("add needs the note: search.sh add \"what to remember\" (or add - to read it "
+                         "from standard input)")
+    text = sys.stdin.read() if args.words == ["-"] else " ".join(args.words)
+    with cli_store(args) as store:
+        added = append_memory(store.root, text, args.heading, args.tags, args.file)
+        try:
+            store.sync(only=[added.path])  # the next search finds it at once
+        except StoreError as exc:
+            sys.stderr.write("search: warning: %s; the note is saved and will be indexed later\n" % exc)
+    cited = cite(added.path, added.start_line, added.end_line)
+    if args.json:
+        print_json({"id": cited, "path": added.path, "start_line": added.start_line,
+                    "end_line": added.end_line, "created": added.created})
+    else:
+        sys.stdout.write("added %s%s\n" % (cited, " (new file)" if added.created else ""))
+    return 0
+
+
+def cmd_status(args):
+    no_words(args)
+    with embedding_store(args) as store:
+        store.refresh()
+        info = store.status()
+        info["stale"] = store.stale or bool(info["stale_files"])
+        info["checked"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+        info["embedding"] = embed_status(store, store.embed_report)
+        info["watcher"] = store.watcher()
+        info["python"] = interpreter_info()
+    if args.json:
+        print_json(info)
+        return 0
+    backend = info["backend"]
+    if info["fallback_reason"]:
+        backend += " (fallback: %s)" % info["fallback_reason"]
+    watcher = info["watcher"]
+    rows = [("memory folder", info["memory_dir"]), ("backend", backend),
+            ("FTS5 available", "yes" if info["fts5"] else "no"), ("index", info["index_path"]),
+            ("index size", human_bytes(info["index_bytes"])), ("files", info["files"]),
+            ("chunks", info["chunks"]), ("last change", info["last_sync"] or "never"),
+            ("last checked", info["checked"] + " (now)"),
+            ("watch", "none" if not watcher else "pid %d, %s" % (
+                watcher["pid"], "checking every %gs" % watcher["interval"] if watcher["fresh"]
+                else "not running" if not watcher["alive"] else "not heard from since %s" % time.strftime(
+                    "%H:%M:%S", time.localtime(watcher["checked"])))),
+            ("python", "%s %s, starts in %s" % (info["python"]["executable"], info["python"]["version"],
+                                                 "%.0f ms" % info["python"]["startup_ms"]
+                                                 if info["python"]["startup_ms"] else "?")),
+            ("embedding", _embedding_line(info["embedding"])),
+            ("stale files", ", ".join(info["stale_files"]) or "none"),
+            ("problem files", "none" if not info["problem_files"] else "")]
+    for label, value in rows:
+        sys.stdout.write("%-15s %s\n" % (label + ":", value))
+    for p in info["problem_files"]:
+        sys.stdout.write("  %s (%s)\n" % (p["path"], p["issue"]))
+    return 0
+
+
+def _embedding_line(e):
+    skipped = "; ".join("%s: %s" % kv for kv in e["skipped"].items())
+    if not e["provider"]:
+        return "off" + (" (%s)" % skipped if skipped else " (set MEMORY_EMBED or --embed to turn it on)")
+    line = "%s, %s, %s dimensions, %d of %d texts embedded" % (e["provider"], e["model"], e["dim"],
+                                                                e.get("embedded", 0), e.get("texts", 0))
+    return line + (" (last error: %s)" % e["last_error"] if e.get("last_error") else "")
+
+
+def interpreter_info():
+    """The interpreter running the suite and how long a bare start of it takes
+    (a version-manager shim can add 80 ms to every call: set MEMORY_PYTHON)."""
+    import subprocess
+    started = time.perf_counter()
+    try:
+        subprocess.run([sys.executable, "-S", "-c", "pass"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=10)
+        startup = round((time.perf_counter() - started) * 1000, 1)
+    except (OSError, subprocess.SubprocessError):
+        startup = None
+    return {"executable": sys.executable, "version": sys.version.split()[0], "startup_ms": startup,
+            "wrapper_python": os.environ.get("MEMORY_PYTHON") or "python3"}
+
+
+def _progress(store):
+    """A line on a terminal's stderr while a long embedding run goes on (None elsewhere)."""
+    if not sys.stderr.isatty():
+        return None
+    total = store.vectors.counts(store.embedder.key)[1]
+    return lambda done: sys.stderr.write("\rembedding: %d texts (of %d)..." % (done, total))
+
+
+def cmd_sync(args):
+    no_words(args)
+    with embedding_store(args) as store:
+        report = store.sync()
+        count = store.chunk_count()
+        if store.embedder is not None:
+            store.fill_vectors(progress=_progress(store))
+    if args.json:
+        print_json({"added": report.added, "updated": report.updated, "removed": report.removed,
+                    "unchanged": len(report.unchanged), "chunks": count,
+                    "problems": problems_json(report.problems)})
+        return 0
+    sys.stdout.write("synced: %d added, %d updated, %d removed, %d unchanged; %s\n"
+                     % (len(report.added), len(report.updated), len(report.removed),
+                        len(report.unchanged), plural(count, "chunk")))
+    for p, i in report.problems:
+        sys.stdout.write("  skipped or flagged: %s (%s)\n" % (p, i))
+    return 0
+
+
+def cmd_reindex(args):
+    no_words(args)
+    with cli_store(args) as store:
+        if args.check:
+            changed, removed, _ = store.stale_files()
+            if args.json:
+                print_json({"stale": bool(changed or removed), "changed": changed, "removed": removed})
+            elif changed or removed:
+                for p in changed:
+                    sys.stdout.write("changed or new: %s\n" % p)
+                for p in removed:
+                    sys.stdout.write("removed: %s\n" % p)
+            else:
+                sys.stdout.write("index is up to date\n")
+            return 0
+        report, backup = store.rebuild()
+        count = store.chunk_count()
+    if args.json:
+        print_json({"files": len(report.added), "chunks": count, "backup": backup,
+                    "problems": problems_json(report.problems)})
+    else:
+        sys.stdout.write("rebuilt: %s, %s%s\n" % (
+            plural(len(report.added), "file"), plural(count, "chunk"),
+            ("; backup: %s" % backup) if backup else ""))
+    return 0

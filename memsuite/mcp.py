@@ -1,0 +1,261 @@
+"""The MCP server: JSON-RPC over stdio, standard library only."""
+import sys
+
+from .citations import cite
+from .cli import embedding_store, no_words
+from .index_records import Filters
+from .jsonout import to_json
+from .notes import append_memory
+from .options import to_date
+from .ranking import DEFAULT_LIMIT, MODES, search
+from .recall import DEFAULT_BUDGET, context_pack, estimate_tokens, sort_newest_first, timeline
+from .records import StoreError, UsageError
+from .results import compact_json, entry_json, hit_json, read_cited
+
+
+# MCP server: the same library calls for any MCP client, over stdio
+# (JSON-RPC 2.0, one message per line; only protocol on stdout, logs on
+# stderr).  Each call refreshes the index as the CLI does, so a note another
+# process wrote a moment ago is found.
+
+MCP_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
+SERVER_VERSION = "1.0.0"
+_STRING = {"type": "string"}
+_LIMIT = {"type": "integer", "minimum": 1, "maximum": 50}
+
+
+def _tool(name, title, description, properties, required=(), read_only=True, idempotent=True):
+    return {"name": name, "title": title, "description": description,
+            "inputSchema": {"type": "object", "properties": properties, "required": list(required),
+                            "additionalProperties": False},
+            "annotations": {"title": title, "readOnlyHint": read_only, "destructiveHint": False,
+                            "idempotentHint": idempotent, "openWorldHint": False}}
+
+
+MCP_TOOLS = [
+    _tool("memory_search", "Search memory",
+          "Search the user's Markdown memory (daily logs, MEMORY.md) in Chinese or English. Use before "
+          "answering about past work, decisions, people, preferences or dates. Returns hits with "
+          "citations (path:first-last); scores of 0.4 and more answer most of the query.",
+          {"query": _STRING, "limit": _LIMIT, "since": dict(_STRING, description="YYYY-MM-DD"),
+           "until": dict(_STRING, description="YYYY-MM-DD"), "path": dict(_STRING, description="glob or folder"),
+           "min_score": {"type": "number", "minimum": 0, "maximum": 1},
+           "mode": {"type": "string", "enum": list(MODES)}, "compact": {"type": "boolean"},
+           "sort": {"type": "string", "enum": ["score", "date"]}}, ["query"]),
+    _tool("memory_get", "Read memory lines",
+          "Read the lines a citation names (memory/2026-02-20.md:1-7), or part of a memory file.",
+          {"path": dict(_STRING, description="a citation, a chunk id (file.md#2) or a file"),
+           "from": {"type": "integer", "minimum": 1}, "lines": {"type": "integer", "minimum": 1}}, ["path"]),
+    _tool("memory_add", "Add a memory",
+          "Append a note to today's daily log (or to a named memory file); returns its citation.",
+          {"text": _STRING, "heading": _STRING, "tags": {"type": "array", "items": _STRING},
+           "file": dict(_STRING, description="a memory file inside the folder, e.g. MEMORY.md")},
+          ["text"], read_only=False, idempotent=False),
+    _tool("memory_related", "Related memories",
+          "Memories that share people, projects or terms with a citation, chunk or file.",
+          {"target": _STRING, "limit": _LIMIT}, ["target"]),
+    _tool("memory_entity", "Entity",
+          "Where an entity (a person, project, term, #tag, URL...) appears, newest first, and what it "
+          "appears with.", {"name": _STRING, "limit": _LIMIT}, ["name"]),
+    _tool("memory_timeline", "Timeline",
+          "What happened around a memory (a citation) or a date (YYYY-MM-DD), oldest first.",
+          {"anchor": _STRING, "before": {"type": "integer", "minimum": 0, "maximum": 50},
+           "after": {"type": "integer", "minimum": 0, "maximum": 50}}, ["anchor"]),
+    _tool("memory_context", "Context pack",
+          "The best passages for a query as one Markdown block within a token budget.",
+          {"query": _STRING, "budget": {"type": "integer", "minimum": 50, "maximum": 32000}}, ["query"]),
+    _tool("memory_status", "Memory status", "The index's state: folder, files, chunks, what is stale.", {}),
+]
+
+
+class ToolError(Exception):
+    """A tool call that cannot be done as asked: an isError result, one line."""
+
+
+class McpServer:
+    """Answers MCP messages for one memory folder."""
+
+    def __init__(self, store, log=None):
+        self.store = store
+        self.log = log or (lambda message: None)
+        self.tools = {t["name"]: t for t in MCP_TOOLS}
+
+    def handle(self, message):
+        """The response to one decoded message (None for a notification)."""
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or \
+                not isinstance(message.get("method", ""), str) or "method" not in message and "id" not in message:
+            return _rpc_error(message.get("id") if isinstance(message, dict) else None, -32600, "Invalid Request")
+        method, ident = message.get("method"), message.get("id")
+        if method is None:  # a response to us: we never ask anything
+            return None
+        if "id" not in message:  # a notification (notifications/initialized, cancelled...)
+            return None
+        params = message.get("params", {})
+        if not isinstance(params, dict):
+            return _rpc_error(ident, -32602, "params must be an object")
+        handler = {"initialize": self._initialize, "ping": lambda p: {}, "tools/list": self._list,
+                   "tools/call": self._call}.get(method)
+        if handler is None:
+            return _rpc_error(ident, -32601, "Method not found: %s" % method)
+        try:
+            return {"jsonrpc": "2.0", "id": ident, "result": handler(params)}
+        except _InvalidParams as exc:
+            return _rpc_error(ident, -32602, str(exc))
+
+    def _initialize(self, params):
+        asked = params.get("protocolVersion")
+        version = asked if asked in MCP_VERSIONS else MCP_VERSIONS[0]
+        client = params.get("clientInfo") or {}
+        self.log("client %s %s, protocol %s" % (client.get("name", "?"), client.get("version", ""), version))
+        return {"protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": "memory-search", "title": "Markdown memory", "version": SERVER_VERSION},
+                "instructions": "Search the user's Markdown memory before answering about past work, people, "
+                                "preferences or dates; cite path:first-last; save what should be remembered "
+                                "with memory_add."}
+
+    def _list(self, params):
+        return {"tools": MCP_TOOLS}
+
+    def _call(self, params):
+        name, arguments = params.get("name"), params.get("arguments", {})
+        arguments = {} if arguments is None else arguments
+        if name not in self.tools:
+            raise _InvalidParams("Unknown tool: %s" % name)
+        if not isinstance(arguments, dict):
+            raise _InvalidParams("arguments must be an object")
+        try:
+            _check_arguments(self.tools[name]["inputSchema"], arguments)
+            data = getattr(self, "_" + name)(arguments)
+        except (ToolError, UsageError, StoreError) as exc:
+            return _tool_error(str(exc))
+        except Exception as exc:  # a bug must not take the server down
+            self.log("error in %s: %s: %s" % (name, type(exc).__name__, exc))
+            return _tool_error("unexpected %s: %s" % (type(exc).__name__, exc))
+        return {"content": [{"type": "text", "text": to_json(data)}], "structuredContent": data,
+                "isError": False}
+
+    # --- the tools: each returns what the CLI prints with --json -------------
+    def _memory_search(self, a):
+        store = self.store
+        filters = Filters(a.get("since"), a.get("until"), a.get("path"), False)
+        for key in ("since", "until"):
+            if a.get(key):
+                to_date(a[key])
+        hits = search(store, a["query"], a.get("limit", DEFAULT_LIMIT), a.get("mode", "hybrid"),
+                      a.get("min_score"), filters, sync=True)
+        if a.get("sort") == "date":
+            hits = sort_newest_first(hits)
+        return {"query": a["query"], "backend": store.backend_name, "stale": store.stale,
+                "results": [compact_json(h) if a.get("compact") else hit_json(h) for h in hits]}
+
+    def _memory_get(self, a):
+        self.store.refresh()
+        return read_cited(self.store.root, a["path"], a.get("from"), a.get("lines"), self.store)
+
+    def _memory_add(self, a):
+        added = append_memory(self.store.root, a["text"], a.get("heading"), a.get("tags") or (),
+                                        a.get("file"))
+        self.store.sync(only=[added.path])
+        return {"id": cite(added.path, added.start_line, added.end_line), "path": added.path,
+                "start_line": added.start_line, "end_line": added.end_line, "created": added.created}
+
+    def _graph(self):
+        import memory_linker
+        self.store.refresh()
+        return memory_linker, memory_linker.synced_graph(self.store)
+
+    def _memory_related(self, a):
+        linker, graph = self._graph()
+        return linker.related_report(graph, a["target"], a.get("limit", 5))[1]
+
+    def _memory_entity(self, a):
+        linker, graph = self._graph()
+        return linker.entity_report(graph, a["name"], a.get("limit", 20))[1]
+
+    def _memory_timeline(self, a):
+        self.store.refresh()
+        entries = timeline(self.store, a["anchor"], a.get("before", 3), a.get("after", 3))
+        return {"anchor": a["anchor"], "entries": [entry_json(e, False) for e in entries]}
+
+    def _memory_context(self, a):
+        self.store.refresh()
+        text, entries = context_pack(self.store, a["query"], a.get("budget", DEFAULT_BUDGET))
+        return {"query": a["query"], "text": text, "tokens": estimate_tokens(text),
+                "entries": [entry_json(e) for e in entries]}
+
+    def _memory_status(self, a):
+        self.store.refresh()
+        info = self.store.status()
+        info["stale"] = self.store.stale or bool(info["stale_files"])
+        return info
+
+
+class _InvalidParams(Exception):
+    pass
+
+
+def _rpc_error(ident, code, message):
+    return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
+
+
+def _tool_error(message):
+    return {"content": [{"type": "text", "text": " ".join(message.split())}], "isError": True}
+
+
+_JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list}
+
+
+def _check_arguments(schema, arguments):
+    """The subset of JSON Schema the tools use: required, types, enums, bounds."""
+    properties = schema["properties"]
+    for key in schema["required"]:
+        if key not in arguments:
+            raise ToolError("missing argument: %s" % key)
+    for key, value in arguments.items():
+        spec = properties.get(key)
+        if spec is None:
+            raise ToolError("unknown argument: %s (known: %s)" % (key, ", ".join(sorted(properties)) or "none"))
+        kind = _JSON_TYPES[spec["type"]]
+        if not isinstance(value, kind) or (spec["type"] in ("integer", "number") and isinstance(value, bool)):
+            raise ToolError("%s must be of type %s" % (key, spec["type"]))
+        if "enum" in spec and value not in spec["enum"]:
+            raise ToolError("%s must be one of: %s" % (key, ", ".join(spec["enum"])))
+        if "minimum" in spec and value < spec["minimum"] or "maximum" in spec and value > spec["maximum"]:
+            raise ToolError("%s must be between %s and %s" % (key, spec.get("minimum"), spec.get("maximum")))
+        if spec["type"] == "array" and not all(isinstance(v, str) for v in value):
+            raise ToolError("%s must be a list of strings" % key)
+        if spec["type"] == "string" and not value.strip() and key in schema["required"]:
+            raise ToolError("%s is empty" % key)
+
+
+def serve_mcp(store, stdin, stdout, log=None):
+    """Answer MCP messages, one JSON object per line, until stdin ends."""
+    import json
+    server = McpServer(store, log)
+    for raw in stdin:
+        if not raw.strip():
+            continue
+        try:
+            message = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            response = _rpc_error(None, -32700, "Parse error: %s" % exc)
+        else:
+            if isinstance(message, list):
+                response = _rpc_error(None, -32600, "Invalid Request: batches are not supported")
+            else:
+                response = server.handle(message)
+        if response is not None:
+            stdout.write(to_json(response).encode("utf-8", "replace") + b"\n")
+            stdout.flush()
+
+
+def cmd_mcp(args):
+    no_words(args)
+
+    def log(message):
+        sys.stderr.write("memory-search mcp: %s\n" % message)
+        sys.stderr.flush()
+    with embedding_store(args) as store:
+        log("serving %s on stdio" % store.root)
+        serve_mcp(store, sys.stdin.buffer, sys.stdout.buffer, log)
+    return 0

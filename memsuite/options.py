@@ -1,0 +1,92 @@
+"""Options and their converters: each turns a string into a value, or raises UsageError."""
+import re
+
+from .records import UsageError, record
+
+
+# Command line: what search.sh, reindex.sh and link.sh share.  A small
+# option parser instead of argparse (argparse costs ~10 ms per process to
+# import and build, a third of an agent's cold-start budget), JSON written
+# by hand (importing json costs ~2.5 ms), one error reporter.
+
+Opt = record("Opt", "flags dest metavar convert help repeat", defaults=(False,))
+Opt.__doc__ = "An option: metavar None means a flag (no value); repeat collects every value in a list."
+
+
+def to_date(value):
+    import datetime
+    try:
+        if not re.match(r"^\d{4}-\d{2}-\d{2}$", value):
+            raise ValueError
+        datetime.date(*map(int, value.split("-")))
+    except (ValueError, TypeError):
+        raise UsageError("not a date (YYYY-MM-DD): %r" % value)
+    return value
+
+
+def to_positive_int(value):
+    try:
+        n = int(value)
+    except ValueError:
+        raise UsageError("not a whole number: %r" % value)
+    if n < 1:
+        raise UsageError("must be 1 or more: %r" % value)
+    return n
+
+
+def to_count(value):
+    """A whole number, 0 allowed."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise UsageError("not a whole number: %r" % value)
+    if n < 0:
+        raise UsageError("must be 0 or more: %r" % value)
+    return n
+
+
+def to_seconds(value):
+    try:
+        x = float(value)
+    except ValueError:
+        raise UsageError("not a number of seconds: %r" % value)
+    if not 0.05 <= x <= 3600:
+        raise UsageError("must be between 0.05 and 3600 seconds: %r" % value)
+    return x
+
+
+def to_unit_score(value):
+    try:
+        x = float(value)
+    except ValueError:
+        raise UsageError("not a number: %r" % value)
+    if not 0.0 <= x <= 1.0:
+        raise UsageError("must be between 0 and 1: %r" % value)
+    return x
+
+
+def to_choice(*names):
+    def convert(value):
+        if value not in names:
+            raise UsageError("%r is not one of: %s" % (value, ", ".join(names)))
+        return value
+    return convert
+
+
+def to_folder(value):
+    if not value.strip():
+        raise UsageError("empty folder name")
+    return value
+
+
+EMBED_CHOICES = ("off", "auto", "sentence-transformers", "ollama", "openai", "test-hash")
+
+COMMON_OPTS = [
+    Opt(("--dir",), "dir", "DIR", to_folder, "memory folder (default: $MEMORY_DIR, else the workspace "
+                                              "the suite sits in)"),
+    Opt(("--json",), "json", None, None, "print one JSON object"),
+    Opt(("--backend",), "backend", "NAME", to_choice("auto", "sqlite", "json"),
+        "index backend: auto (default), sqlite or json"),
+    Opt(("--sessions",), "sessions", "DIR", to_folder,
+        "also index agent transcripts (*.jsonl) in DIR ($MEMORY_SESSIONS_DIR)"),
+]

@@ -1,0 +1,237 @@
+"""The memory folder: where it is, which files count, reading them safely, and paths
+that may never leave it."""
+import os
+import re
+
+from .markdown import mask_private, split_lines
+from .patterns import pattern
+from .records import StoreError, record
+
+
+# Sources: the memory folder and the files in it.
+
+SUITE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # above memsuite/
+INDEX_DIRNAME = ".memory"
+# The suite's own files, skipped when the scripts sit inside the memory folder.
+SUITE_SKIP = frozenset(["README.md", "SKILL.md", "CHANGELOG.md", "LICENSE.md",
+                        "tests", "examples", "bench", "docs", "data", "memsuite"])
+
+SourceFile = record("SourceFile", "path abspath size mtime_ns")
+SourceFile.__doc__ = "A Markdown file found in the memory folder (path is relative, '/'-separated)."
+
+
+def resolve_memory_dir(arg=None):
+    """The memory folder: --dir, else $MEMORY_DIR, else the workspace the
+    suite is installed in (see enclosing_workspace; the wrappers say in
+    $MEMORY_INSTALL_DIR where they were called from, so a symlinked install
+    counts too), else the suite's own folder."""
+    if arg is not None and not arg.strip():
+        raise StoreError("the memory folder given is empty (--dir '')")
+    installed = os.environ.get("MEMORY_INSTALL_DIR")
+    raw = (arg or os.environ.get("MEMORY_DIR") or (installed and enclosing_workspace(installed))
+           or enclosing_workspace(os.path.realpath(SUITE_DIR)) or SUITE_DIR)
+    path = os.path.abspath(os.path.expanduser(raw))
+    if not os.path.isdir(path):
+        problem = "is not a folder" if os.path.exists(path) else "not found"
+        raise StoreError("memory folder %s: %s" % (problem, raw))
+    return os.path.realpath(path)
+
+
+def enclosing_workspace(folder, levels=3):
+    """The agent workspace a skill folder is installed in: the nearest of the
+    folder and its three parents that holds MEMORY.md or memory/, or whose
+    workspace/ does (OpenClaw keeps its skills in ~/.openclaw/skills and its
+    memory in ~/.openclaw/workspace).  None if there is none."""
+    here = os.path.abspath(folder)  # not realpath: a symlinked install looks where it is linked
+    for _ in range(levels + 1):
+        for candidate in (here, os.path.join(here, "workspace")):
+            if os.path.isfile(os.path.join(candidate, "MEMORY.md")) or \
+                    os.path.isdir(os.path.join(candidate, "memory")):
+                return candidate
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    return None
+
+
+def file_date(path):
+    """The YYYY-MM-DD in a file's name (else its folders), or None."""
+    name = path.rsplit("/", 1)[-1]
+    for candidate in (name, path):
+        for m in pattern("date").finditer(candidate):
+            y, mo, d = (int(g) for g in m.groups())
+            if 1 <= mo <= 12 and 1 <= d <= 31:
+                return m.group(0)
+    return None
+
+
+def read_source(abspath):
+    """Read a Markdown file, or a session transcript (.jsonl) as its
+    conversation: (text, issue).
+
+    issue is None, 'invalid-utf8' (read with replacement characters),
+    'binary' or 'unreadable' (text is None for those two).
+    """
+    try:
+        with open(abspath, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None, "unreadable"
+    if b"\0" in data[:8192]:
+        return None, "binary"
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text, issue = data.decode("utf-8"), None
+    except UnicodeDecodeError:
+        text, issue = data.decode("utf-8", errors="replace"), "invalid-utf8"
+    if abspath.endswith(".jsonl"):
+        from .transcripts import render_transcript
+        return render_transcript(text), issue
+    return text, issue
+
+
+# --- session transcripts: a second, optional source -------------------------
+
+SESSIONS_PREFIX = "sessions/"  # how transcripts are cited: sessions/<file>.jsonl:first-last
+
+
+def is_session(path):
+    return path.startswith(SESSIONS_PREFIX) and path.endswith(".jsonl")
+
+
+def content_hash(data):
+    import hashlib  # lazy: costs milliseconds at start-up, needed only on change
+    return hashlib.sha1(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def discover(root, index_dir=None, folders=None):
+    """Every memory file under root: (files, problems).
+
+    Skips hidden files and folders, the index folder, the suite's own files
+    when the suite lives inside root, other agent skills (folders holding a
+    SKILL.md), symlinked folders (no loops), and symlinked files that lead
+    outside root.  One stat per Markdown file:
+    this runs before every command.  A dict passed as folders receives the
+    modification time of every folder read ({path: mtime_ns}): a file added
+    or removed changes its folder's.
+    """
+    import stat as stat_mod
+    files, problems = [], []
+    index_dir = os.path.realpath(index_dir) if index_dir else None
+    suite = os.path.realpath(SUITE_DIR)
+    root_prefix = root.rstrip(os.sep) + os.sep
+    stack = [(root, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            if folders is not None:
+                folders[folder] = os.stat(folder).st_mtime_ns
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            problems.append((prefix.rstrip("/") or ".", "unreadable"))
+            continue
+        at_suite = folder == suite
+        if folder != root and any(e.name == "SKILL.md" for e in entries) and not at_suite:
+            continue  # an agent skill installed in the workspace, not memories
+        subfolders = []
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or (at_suite and name in SUITE_SKIP):
+                continue
+            rel = prefix + name
+            if not _encodable(name):  # undecodable bytes in the name: cannot be stored or cited
+                problems.append((rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
+                                 "bad-filename"))
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.path != index_dir:
+                        subfolders.append((entry.path, rel + "/"))
+                    continue
+                if not name.lower().endswith(".md"):
+                    continue
+                if entry.is_symlink() and not os.path.realpath(entry.path).startswith(root_prefix):
+                    problems.append((rel, "symlink-outside"))
+                    continue
+                st = entry.stat()
+            except OSError:
+                problems.append((rel, "unreadable"))
+                continue
+            if stat_mod.S_ISREG(st.st_mode):
+                files.append(SourceFile(rel, entry.path, st.st_size, st.st_mtime_ns))
+        stack.extend(reversed(subfolders))
+    return files, problems
+
+
+def stat_sources(root, paths):
+    """SourceFiles of the given memory files (relative paths) that still exist,
+    checked as discover checks them."""
+    import stat as stat_mod
+    out = []
+    root_prefix = root.rstrip(os.sep) + os.sep
+    for rel in paths:
+        full = os.path.join(root, *rel.split("/"))
+        try:
+            st = os.stat(full)
+            if os.path.islink(full) and not os.path.realpath(full).startswith(root_prefix):
+                continue
+        except OSError:
+            continue
+        if stat_mod.S_ISREG(st.st_mode):
+            out.append(SourceFile(rel, full, st.st_size, st.st_mtime_ns))
+    return out
+
+
+def _encodable(name):
+    try:
+        name.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+def check_memory_path(root, rel):
+    """The absolute path of a memory file named by a path inside root, or
+    StoreError: only what the index would read (no hidden or non-Markdown
+    files, nothing outside root)."""
+    parts = rel.replace("\\", "/").split("/")
+    if any(p.startswith(".") and p not in (".", "..") for p in parts) or not rel.lower().endswith(".md"):
+        raise StoreError("not a memory file (a .md file outside hidden folders): %s" % rel)
+    return safe_join(root, rel)
+
+
+def read_memory_lines(root, rel, sessions_dir=None):
+    """All lines of a memory file named by a path inside root, or of a
+    transcript cited sessions/... (private blocks masked)."""
+    if is_session(rel.replace("\\", "/")):
+        if not sessions_dir:
+            raise StoreError("%s is a session transcript; give the sessions folder (--sessions or "
+                             "MEMORY_SESSIONS_DIR)" % rel)
+        full = safe_join(os.path.realpath(sessions_dir), rel.replace("\\", "/")[len(SESSIONS_PREFIX):])
+    else:
+        full = check_memory_path(root, rel)
+    if not os.path.isfile(full):
+        raise StoreError("no such file in the memory folder: %s" % rel)
+    text, issue = read_source(full)
+    if text is None:
+        raise StoreError("cannot read %s (%s)" % (rel, issue))
+    return split_lines(mask_private(text))
+
+
+def safe_join(root, rel):
+    """Resolve a user-given path inside root, or raise StoreError.
+
+    Refuses absolute paths, '..' and symlinks that lead outside the folder.
+    """
+    if not rel or "\0" in rel:
+        raise StoreError("empty or invalid path")
+    norm = rel.replace("\\", "/")
+    if norm.startswith("/") or re.match(r"^[A-Za-z]:", norm) or ".." in norm.split("/"):
+        raise StoreError("path is outside the memory folder: %s" % rel)
+    full = os.path.realpath(os.path.join(root, *norm.split("/")))
+    if full != root and not full.startswith(root.rstrip(os.sep) + os.sep):
+        raise StoreError("path is outside the memory folder: %s" % rel)
+    return full
