@@ -15,29 +15,65 @@ _zh = {}
 def zh_table_stamp():
     """A checksum of the Chinese table (0 if missing): part of an index's
     settings, since folding depends on it."""
-    import zlib
+    return _characters()[2]
+
+
+def fold_map():
+    """str.translate's table from traditional to simplified characters
+    (data/zh-variants.txt, derived from OpenCC's dictionaries), empty if the
+    file is missing."""
+    if "map" not in _zh:
+        source, target, _ = _characters()
+        _zh["map"] = _FoldMap(source, target)
+    return _zh["map"]
+
+
+def regional_words():
+    """{regional word: mainland word} (資料庫 -> 数据库) from the same table."""
+    return dict(line.split(" ", 1) for line in _table_lines()[2:] if " " in line)
+
+
+class _FoldMap(dict):
+    """A translate table filled as characters are met: building all of its
+    ~4,000 entries up front would cost every query half a millisecond."""
+
+    def __init__(self, source, target):
+        dict.__init__(self)
+        self.source, self.target = source, target
+
+    def __missing__(self, code):
+        at = self.source.find(chr(code))
+        value = self[code] = ord(self.target[at]) if at >= 0 else code
+        return value
+
+
+def _characters():
+    """(traditional characters, their simplified ones, the table's checksum),
+    compiled once (compiled.py)."""
+    if "chars" not in _zh:
+        from .compiled import compiled
+
+        def build():
+            import zlib
+            try:
+                with open(ZH_TABLE, "rb") as f:
+                    stamp = zlib.crc32(f.read())
+            except OSError:
+                stamp = 0
+            lines = _table_lines()
+            if len(lines) < 2 or len(lines[0]) != len(lines[1]):
+                return "", "", stamp  # no table: traditional and simplified are then told apart
+            return lines[0], lines[1], stamp
+        _zh["chars"] = compiled("zh-characters", [ZH_TABLE], build)
+    return _zh["chars"]
+
+
+def _table_lines():
     try:
-        with open(ZH_TABLE, "rb") as f:
-            return zlib.crc32(f.read())
+        with open(ZH_TABLE, encoding="utf-8") as f:
+            return [line.rstrip("\n") for line in f if not line.startswith("#")]
     except OSError:
-        return 0
-
-
-def zh_tables():
-    """(character map for str.translate, {regional word: mainland word}) from
-    data/zh-variants.txt (derived from OpenCC's dictionaries), read on first
-    use; empty if the file is missing."""
-    if not _zh:
-        chars, words = {}, {}
-        try:
-            with open(ZH_TABLE, encoding="utf-8") as f:
-                lines = [line.rstrip("\n") for line in f if not line.startswith("#")]
-            chars = str.maketrans(lines[0], lines[1])
-            words = dict(line.split(" ", 1) for line in lines[2:] if " " in line)
-        except (OSError, IndexError, ValueError):
-            pass  # no table: traditional and simplified are then told apart
-        _zh.update(chars=chars, words=words)
-    return _zh["chars"], _zh["words"]
+        return []
 
 
 # Chinese words that carry grammar, questions or time rather than a topic
@@ -96,7 +132,7 @@ def fold(text):
     character for one, so offsets into the text stay valid."""
     if text.isascii():
         return text.lower()
-    return unicodedata.normalize("NFKC", text).lower().translate(zh_tables()[0])
+    return unicodedata.normalize("NFKC", text).lower().translate(fold_map())
 
 
 def _is_cjk_char(c):

@@ -3,7 +3,7 @@ are found, in English and Chinese."""
 import re
 from collections import Counter
 
-from .chinese import CJK_CLASS, ZH_FREE_CHARS, ZH_FUNCTION_WORDS, fold, zh_tables
+from .chinese import CJK_CLASS, ZH_FREE_CHARS, ZH_FUNCTION_WORDS, fold, fold_map
 from .markdown import mask_private
 from .records import record
 from .tokenizer import STOPWORDS
@@ -188,7 +188,7 @@ def extract_entities(text, cohesive=None):
             claim(kind, m.start(group), m.end(group), m.group(group))
     for m in patterns["mixed"].finditer(text):
         claim("mixed", m.start(), m.end(), m.group(0))
-    simplified = text.translate(zh_tables()[0])  # 陳靜 is found as 陈静 (one character for one)
+    simplified = text.translate(fold_map())  # 陳靜 is found as 陈静 (one character for one)
     for m in patterns["suffix_term"].finditer(simplified):
         if not (set(m.group(1)) & CJK_STOP_CHARS):
             claim("term", m.start(), m.end(), text[m.start():m.end()])

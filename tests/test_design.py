@@ -34,7 +34,7 @@ class ModuleGraphTest(unittest.TestCase):
     layer or lower ones, never a higher one, lazy imports included; search and
     links are siblings that never import each other."""
     LAYERS = [
-        ("base", "records patterns jsonout options fileio"),
+        ("base", "records patterns jsonout options fileio sorted_lines compiled"),
         ("text", "chinese stemmer tokenizer bm25 params markdown citations"),
         ("files", "sources transcripts chunker notes"),
         ("index", "index_records prepare sqlite_index sqlite_writer json_index json_writer "
@@ -113,6 +113,44 @@ class ModuleGraphTest(unittest.TestCase):
                 "print(len(memory_linker._compiled))" % ROOT)
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
         self.assertEqual(out.strip(), "0")
+
+
+class QueryPathTest(TempMemory):
+    """A query loads only what it needs (issue: a query path that loads only
+    what it needs): run one no-change search in a fresh interpreter, as
+    search.sh does, and pin the set of the suite's modules it imported."""
+    QUERY_MODULES = {
+        "memory_search", "memsuite", "memsuite.records", "memsuite.patterns", "memsuite.jsonout",
+        "memsuite.options", "memsuite.sorted_lines", "memsuite.compiled", "memsuite.chinese",
+        "memsuite.stemmer", "memsuite.tokenizer", "memsuite.bm25", "memsuite.params", "memsuite.markdown",
+        "memsuite.citations", "memsuite.sources", "memsuite.index_records", "memsuite.sqlite_index",
+        "memsuite.store", "memsuite.query", "memsuite.synonyms", "memsuite.dates", "memsuite.ranking",
+        "memsuite.passages", "memsuite.snippets", "memsuite.recall", "memsuite.results", "memsuite.cli",
+        "memsuite.cli_search",
+    }
+    NEVER = {"json", "argparse", "memsuite.prepare", "memsuite.chunker", "memsuite.sqlite_writer",
+             "memsuite.json_index", "memsuite.json_writer", "memsuite.link_tables", "memsuite.entities",
+             "memsuite.graph", "memsuite.mcp", "memsuite.embeddings", "memsuite.vector_tables",
+             "memsuite.watch", "memsuite.notes", "memsuite.transcripts", "memory_store", "memory_linker"}
+
+    def imported_by(self, argv):
+        code = ("import sys; sys.path[0] = %r; import io, contextlib; before = set(sys.modules)\n"
+                "from memory_search import main\n"
+                "with contextlib.redirect_stdout(io.StringIO()): code = main(%r)\n"
+                "print(code, ' '.join(sorted(set(sys.modules) - before)))" % (ROOT, argv))
+        out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
+                             env=clean_env(), check=True).stdout.split()
+        self.assertEqual(out[0], "0")
+        return set(out[1:])
+
+    def test_a_no_change_query_imports_only_the_reader_side(self):
+        self.write("MEMORY.md", "# Notes\n\n- 博客 RSS 配置: rssLimit 20\n")
+        argv = ["--dir", self.dir, "博客RSS配置", "--json"]
+        self.imported_by(argv)  # builds the index
+        modules = self.imported_by(argv)
+        ours = {m for m in modules if m.startswith(("memsuite", "memory_"))}
+        self.assertEqual(ours, self.QUERY_MODULES)
+        self.assertEqual(modules & self.NEVER, set())
 
 
 class RecordTest(unittest.TestCase):

@@ -1,0 +1,58 @@
+"""Tables compiled once: built from their source files on first use, kept in the
+user's cache as marshal data, and read back in a fraction of a millisecond.
+
+A table's key is the stat (size, modification time) of every source and the
+version below, so an edited source is compiled afresh; a cache that cannot be
+written only means the table is built in memory each time, as before.
+"""
+import marshal
+import os
+import zlib
+
+# Bump when what a build function returns changes shape.
+VERSION = 1
+
+
+def cache_dir():
+    """Where compiled tables are kept: $XDG_CACHE_HOME (or ~/.cache)/memory-suite/tables."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "memory-suite", "tables")
+
+
+def compiled(name, sources, build):
+    """build(), or what an earlier build() returned for the same sources.
+    sources are file paths (a missing one counts as such); what build returns
+    must be marshal-able (dicts, tuples, strings, bytes)."""
+    key = zlib.crc32(repr((VERSION, marshal.version, [_stamp(p) for p in sources])).encode("utf-8"))
+    path = os.path.join(cache_dir(), "%s-%08x.marshal" % (name, key))
+    try:
+        with open(path, "rb") as f:
+            return marshal.loads(f.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    value = build()
+    _keep(path, name, value)
+    return value
+
+
+def _stamp(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (path, None)
+    return (path, st.st_size, st.st_mtime_ns)
+
+
+def _keep(path, name, value):
+    """Write the table beside its older versions' place, which it replaces
+    (best effort: a read-only or full disk is no error)."""
+    from .fileio import write_bytes_atomic
+    try:
+        folder = os.path.dirname(path)
+        os.makedirs(folder, exist_ok=True)
+        write_bytes_atomic(path, marshal.dumps(value))
+        for other in os.listdir(folder):
+            if other.startswith(name + "-") and other != os.path.basename(path):
+                os.unlink(os.path.join(folder, other))
+    except (OSError, ValueError):
+        pass
