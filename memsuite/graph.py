@@ -22,14 +22,16 @@ def _without_fragments(entities):
     """Leave out Chinese terms that are part of a longer entity mentioned
     nearly as often (明轩 of 李明轩, 点地图 of 提交站点地图)."""
     chinese = [e for e in entities.values() if e.kind in ("term", "name", "place") and is_cjk(e.key[:1])]
-    out = dict(entities)
-    for e in chinese:
-        for longer in chinese:
-            if len(longer.key) > len(e.key) and e.key in longer.key and longer.chunks >= 0.7 * e.chunks \
-                    and e.kind == "term":
-                out.pop(e.key, None)
-                break
-    return out
+    cjk_keys = {e.key for e in chinese}
+    within = {}  # every shorter piece of a key: the most chunks of an entity holding it
+    for longer in chinese:
+        key = longer.key
+        for size in range(1, len(key)):
+            for i in range(len(key) - size + 1):
+                piece = key[i:i + size]
+                within[piece] = max(within.get(piece, 0), longer.chunks)
+    return {k: e for k, e in entities.items()
+            if not (k in cjk_keys and e.kind == "term" and within.get(e.key, 0) >= 0.7 * e.chunks)}
 Appearance = record("Appearance", "id path start_line end_line heading date snippet count")
 Related = record("Related", "id path start_line end_line heading date score shared snippet")
 Related.__doc__ = "A memory related to a target, with the entities they share (names)."

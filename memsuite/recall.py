@@ -59,7 +59,7 @@ def timeline(store, anchor, before=3, after=3):
     come earlier and `after` that come later, in the same file and then in
     the files of the days before and after (undated files have no place in
     time).  Chunks are shown without the lines an earlier one showed."""
-    places = _time_ordered(store)
+    places = _time_ordered(store, anchor, before, after)
     if not places:
         raise StoreError("nothing dated is indexed in %s (timelines follow files such as "
                          "memory/2026-03-05.md)" % store.root)
@@ -85,35 +85,61 @@ def timeline(store, anchor, before=3, after=3):
     return out
 
 
-def _time_ordered(store):
-    """Every chunk of the dated files, oldest file first, in file order."""
+def _time_ordered(store, anchor, before, after):
+    """The chunks of the dated files around an anchor, oldest file first, in
+    file order: the anchor's own files, then earlier and later files one at a
+    time until `before` and `after` chunks are in (not the whole folder)."""
     dates = store.file_dates()
-    out = []
-    for path in sorted((p for p, d in dates.items() if d), key=lambda p: (dates[p], p)):
-        out.extend(store.chunks_of(path))
-    return out
+    order = sorted((p for p, d in dates.items() if d), key=lambda p: (dates[p], p))
+    if _is_date(anchor):
+        lo = next((i for i, p in enumerate(order) if dates[p] >= anchor), len(order))
+        hi = next((i for i, p in enumerate(order) if dates[p] > anchor), len(order))
+    else:
+        path = _anchor_path(store, anchor)
+        lo = order.index(path) if path in order else 0
+        hi = lo + 1 if path in order else len(order)  # unknown: let _anchor_positions say why
+    middle = [c for p in order[lo:hi] for c in store.chunks_of(p)]
+    earlier, later = [], []
+    while lo > 0 and len(earlier) < before:
+        lo -= 1
+        earlier[:0] = store.chunks_of(order[lo])
+    while hi < len(order) and len(later) < after:
+        later.extend(store.chunks_of(order[hi]))
+        hi += 1
+    return earlier + middle + later
 
 
-def _anchor_positions(store, places, anchor):
-    """(positions of the chunks an anchor names, first, last): the window
-    around them is places[first - before:last + after + 1].  A date with no
-    file of its own names none: the window is the days around it."""
+def _is_date(anchor):
     import re
-    if re.match(r"^\d{4}-\d{2}-\d{2}$", anchor):
-        to_date(anchor)
-        found = [i for i, c in enumerate(places) if c.date == anchor]
-        if found:
-            return set(found), min(found), max(found)
-        later = next((i for i, c in enumerate(places) if c.date > anchor), len(places))
-        return set(), later, later - 1
+    return re.match(r"^\d{4}-\d{2}-\d{2}$", anchor) is not None
+
+
+def _anchor_path(store, anchor):
+    """The file a citation or chunk id names, checked to be in the folder."""
     try:
-        path, first, last = parse_reference(anchor)
+        path = parse_reference(anchor)[0]
     except ValueError as exc:
         raise UsageError(str(exc))
     path = path.replace("\\", "/")
     if path.startswith("./"):
         path = path[2:]
     safe_join(store.root, path)
+    return path
+
+
+def _anchor_positions(store, places, anchor):
+    """(positions of the chunks an anchor names, first, last): the window
+    around them is places[first - before:last + after + 1].  A date with no
+    file of its own names none: the window is the days around it."""
+    if _is_date(anchor):
+        to_date(anchor)
+        found = [i for i, c in enumerate(places) if c.date == anchor]
+        if found:
+            return set(found), min(found), max(found)
+        later = next((i for i, c in enumerate(places) if c.date > anchor), len(places))
+        return set(), later, later - 1
+    path = _anchor_path(store, anchor)
+    first, last = parse_reference(anchor)[1:]
     if first is None:
         raise UsageError("timeline needs a citation (file.md:5-9), a chunk id (file.md#2) or a date "
                          "(YYYY-MM-DD), not a whole file")

@@ -71,7 +71,10 @@ def _sessions_dir(arg):
 
 def _restricted(known, only):
     """known files, or only those among them named in only."""
-    return known if only is None else {p: v for p, v in known.items() if p in set(only)}
+    if only is None:
+        return known
+    wanted = set(only)
+    return {p: v for p, v in known.items() if p in wanted}
 
 
 def _process_alive(pid):
