@@ -56,6 +56,15 @@ def has_filters(filters):
     return filters is not None and any(filters)
 
 
+def stat_digest(found):
+    """A digest of every found file's path, size and modification time: equal
+    to the one the last sync stored, it means nothing changed (without
+    reading what the index knows of each file)."""
+    import zlib
+    data = "\n".join(["%s\t%d\t%d" % (f.path, f.size, f.mtime_ns) for f in found]).encode("utf-8", "surrogatepass")
+    return "%08x%08x-%d" % (zlib.crc32(data), zlib.adler32(data), len(found))
+
+
 def plan_sync(known, found):
     """Compare stored files {path: FileState} with found SourceFiles.
 

@@ -142,7 +142,7 @@ def discover(root, index_dir=None, folders=None):
             if name.startswith(".") or (at_suite and name in SUITE_SKIP):
                 continue
             rel = prefix + name
-            if not _encodable(name):  # undecodable bytes in the name: cannot be stored or cited
+            if not name.isascii() and not _encodable(name):  # undecodable bytes: cannot be stored or cited
                 problems.append((rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
                                  "bad-filename"))
                 continue

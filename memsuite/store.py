@@ -4,7 +4,7 @@ import os
 import sys
 import time
 
-from .index_records import SyncReport, plan_sync
+from .index_records import SyncReport, plan_sync, stat_digest
 from .params import DEFAULT_PARAMS
 from .records import IndexDamaged, StoreError
 from .sources import (INDEX_DIRNAME, discover, is_session, read_memory_lines, resolve_memory_dir,
@@ -39,8 +39,7 @@ class _BackgroundScan:
             raise self.result
         found, _ = self.result
         store = self.store
-        changed, removed, _ = plan_sync(store.known_files(), found)
-        if not changed and not removed:
+        if store.reflects(found):
             return False
         store._recovering(store._sync, scan=self.result, resync=False)
         return True
@@ -349,6 +348,9 @@ class MemoryStore:
         else:
             found, problems = scan or self.discover()
         if not rebuild:
+            if only is None and self._digest_matches(found):
+                self.last_report = SyncReport([], [], [], sorted(f.path for f in found), sorted(problems))
+                return self.last_report
             changed, removed, unchanged = plan_sync(_restricted(self.backend.known_files(), only), found)
             if not changed and not removed:
                 self.last_report = SyncReport([], [], [], sorted(unchanged), sorted(problems))
@@ -365,6 +367,17 @@ class MemoryStore:
             raise write_failure(exc, self.index_dir) or exc
         self.last_report = report
         return report
+
+    def reflects(self, found):
+        """True if the index holds exactly these files as they are (the stat
+        digest of the last sync; else a comparison of every file)."""
+        if self._digest_matches(found):
+            return True
+        changed, removed, _ = plan_sync(self.backend.known_files(), found)
+        return not changed and not removed
+
+    def _digest_matches(self, found):
+        return stat_digest(found) == self.backend.meta("stat_digest")
 
     def _write_changes(self, found, problems, rebuild, only=None):
         """Apply what changed, one file at a time, in one transaction."""
@@ -388,6 +401,8 @@ class MemoryStore:
                     continue
                 w.put(f, analysed)
                 (updated if f.path in known else added).append(f.path)
+            # what the index now reflects, for the next sync's quick check (a partial sync knows less)
+            self.backend.set_meta("stat_digest", stat_digest(found) if only is None else "")
         return SyncReport(sorted(added), sorted(updated), sorted(removed),
                           sorted(unchanged + touched), sorted(problems))
 

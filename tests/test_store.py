@@ -37,6 +37,22 @@ class SyncTest(TempMemory):
         again = s.sync()
         self.assertEqual((again.added, again.updated, again.removed), ([], [], []))
 
+    def test_a_no_change_sync_does_not_read_what_the_index_knows_of_each_file(self):
+        s = self.store()
+        s.sync()
+        self.addCleanup(setattr, s.backend, "known_files", s.backend.known_files)
+        s.backend.known_files = lambda: self.fail("a no-change sync compared every file")
+        self.assertEqual(s.sync().unchanged, ["MEMORY.md", "memory/2026-02-20.md"])
+
+    def test_an_edit_keeping_the_size_is_seen_after_a_quick_check(self):
+        s = self.store()
+        self.assertTrue(self.find(s, "PaperMod"))
+        self.write("MEMORY.md", "# Memory\n\n## Blog\nThe blog uses Hugo with the PaperMid theme.\n")
+        bump_mtime(os.path.join(self.dir, "MEMORY.md"))
+        self.assertEqual(s.sync().updated, ["MEMORY.md"])
+        self.assertTrue(self.find(s, "PaperMid"))
+        self.assertEqual(s.sync().updated, [])
+
     def test_added_file_is_found_by_the_next_search(self):
         s = self.store()
         self.assertEqual(self.find(s, "kyoto"), [])
