@@ -54,7 +54,7 @@ _HOMES = {
     "append_memory": "notes",
 }
 # Other names (for tests and tools) are looked up in these modules, in order.
-_MODULES = ("records", "params", "patterns", "chinese", "stemmer", "tokenizer", "bm25", "markdown", "citations", "sources", "transcripts", "chunker", "index_records", "prepare", "fileio", "sqlite_index", "sqlite_writer", "json_index", "json_writer", "link_tables", "vector_tables", "store", "notes", "options", "jsonout", "cli")
+_MODULES = ("records", "params", "patterns", "chinese", "stemmer", "tokenizer", "bm25", "markdown", "citations", "sources", "transcripts", "chunker", "index_records", "prepare", "fileio", "sqlite_index", "sqlite_writer", "json_index", "json_writer", "link_tables", "embedding_tables", "store", "notes", "options", "jsonout", "cli")
 
 
 def __getattr__(name):

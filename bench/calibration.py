@@ -37,7 +37,7 @@ def nomatch_queries(lang):
 
 def content_terms(query):
     """A query's content terms: its words, or its Chinese bigrams outside function words."""
-    units = memory_store.analyse(query)
+    units = memory_store.text_units(query)
     weights = memory_search.own_weights(units)
     return {t for t in memory_store.expand(units) if weights.get(t, 1.0) >= 1.0 and not (
         len(t) == 1 and memory_store.is_cjk(t))}

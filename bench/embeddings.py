@@ -180,7 +180,7 @@ def build_folder(folder, megabytes, data):
         store.sync()
         sync_s = time.perf_counter() - started
         chunks = store.chunk_count()
-        # not store.vectors: its first use adds the (empty) vectors table and an index
+        # not store.embeddings: its first use adds the (empty) vectors table and an index
         texts = store.backend.conn.execute("SELECT count(DISTINCT hash) FROM chunks").fetchone()[0]
     finally:
         store.close()
@@ -193,7 +193,7 @@ def embed_folder(folder, embedder):
     store = memory_store.MemoryStore(folder)
     try:
         store.embedder = embedder
-        todo = store.vectors.missing(embedder.key, 10 ** 9)  # one chunk per distinct text
+        todo = store.embeddings.missing(embedder.key, 10 ** 9)  # one chunk per distinct text
         text_bytes = sum(len(memory_store.embedding_text(c).encode("utf-8")) for c in todo)
         started = time.perf_counter()
         done = store.fill_vectors()
@@ -298,8 +298,8 @@ def random_vectors(folder, key, dim, seed=1):
             part = hashes[i:i + 10000]
             vecs = rng.standard_normal((len(part), dim)).astype(numpy.float32)
             vecs /= numpy.linalg.norm(vecs, axis=1, keepdims=True)
-            store.vectors.put(key, [(h, v.tobytes()) for h, v in zip(part, vecs)])
-        have = store.vectors.counts(key)[0]
+            store.embeddings.put(key, [(h, v.tobytes()) for h, v in zip(part, vecs)])
+        have = store.embeddings.counts(key)[0]
         seconds = time.perf_counter() - started
     finally:
         store.close()
@@ -331,11 +331,11 @@ class FixedEmbedder:
     """Query vectors computed beforehand (the sqlite-vec child process has no model)."""
 
     def __init__(self, name, model, dim, vectors):
-        self.name, self.model, self.dim, self.vectors = name, model, dim, vectors
+        self.name, self.model, self.dim, self.embeddings = name, model, dim, vectors
         self.key = "%s:%s" % (name, model)
 
     def embed(self, texts):
-        return [self.vectors[t] for t in texts]
+        return [self.embeddings[t] for t in texts]
 
 
 def sqlite_vec_status():

@@ -112,7 +112,7 @@ def function_spans(run):
     return marked
 
 
-def binds(pair, dfs, n_docs, threshold):
+def pair_binds(pair, dfs, n_docs, threshold):
     """Whether two CJK characters recur together as one word does in this
     folder: the pair is in two chunks or more, and its pointwise mutual
     information, log(N df(ab) / (df(a) df(b))) from document frequencies,
@@ -128,8 +128,10 @@ def binds(pair, dfs, n_docs, threshold):
 
 def fold(text):
     """Text as the tokenizer reads it: NFKC (full-width ＳＤＫ -> SDK), lower
-    case, traditional Chinese characters as simplified (帳號 -> 账号), one
-    character for one, so offsets into the text stay valid."""
+    case, traditional Chinese characters as simplified (帳號 -> 账号).  The
+    script folding is one character for one, but NFKC is not ('ﬁ' -> 'fi',
+    '㍻' -> '平成'): code that needs offsets into the text folds it a
+    character at a time (snippets._fold_per_char)."""
     if text.isascii():
         return text.lower()
     return unicodedata.normalize("NFKC", text).lower().translate(fold_map())

@@ -99,7 +99,7 @@ def _progress(store):
     """A line on a terminal's stderr while a long embedding run goes on (None elsewhere)."""
     if not sys.stderr.isatty():
         return None
-    total = store.vectors.counts(store.embedder.key)[1]
+    total = store.embeddings.counts(store.embedder.key)[1]
     return lambda done: sys.stderr.write("\rembedding: %d texts (of %d)..." % (done, total))
 
 

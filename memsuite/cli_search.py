@@ -133,16 +133,17 @@ def cmd_search(args):
                           None if args.source in (None, "all") else args.source)
         hits = search(store, query, args.limit or DEFAULT_LIMIT, args.mode or "hybrid",
                       args.min_score, filters, sync=True)
+        channels = hits.channels
         if args.sort == "date":
             hits = sort_newest_first(hits)
         related = linked_memories(store, hits) if args.related else None
         explain_no_hits(store, hits, args)
         if args.json:
-            doc = {"query": query, "backend": store.backend_name, "stale": store.stale, "channels": store.channels,
+            doc = {"query": query, "backend": store.backend_name, "stale": store.stale, "channels": channels,
                    "results": [compact_json(h) if args.compact else hit_json(h) for h in hits]}
             if related is not None:
-                import memory_linker
-                doc["related"] = [memory_linker.related_json(r, related_to=via) for r, via in related]
+                from .graph import related_json
+                doc["related"] = [related_json(r, related_to=via) for r, via in related]
             print_json(doc)
         elif args.compact:
             print_compact(hits, query)
@@ -166,8 +167,8 @@ def explain_no_hits(store, hits, args):
 
 def linked_memories(store, hits, limit=3):
     """[(Related, hit id)]: memories sharing entities with the top hits."""
-    import memory_linker  # only loaded for --related
-    return memory_linker.synced_graph(store).related_to_hits(hits, limit)
+    from .graph import synced_graph  # only loaded for --related
+    return synced_graph(store).related_to_hits(hits, limit)
 
 
 def print_related(related):

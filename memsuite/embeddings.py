@@ -5,10 +5,10 @@ import os
 import sys
 
 from .chinese import fold
-from .index_records import passes
+from .index_records import filters_admit
 from .options import EMBED_CHOICES
 from .records import UsageError
-from .vector_tables import EmbedError, check_vector, pack_vector, unpack_vector
+from .embedding_tables import EmbedError, check_vector, pack_vector, unpack_vector
 
 
 # Embedding providers (optional, off by default): a third channel of
@@ -200,7 +200,7 @@ def embed_status(store, report):
     dimension, how many texts have vectors, and why providers were skipped."""
     out = dict(report)
     if store.embedder is not None:
-        have, total = store.vectors.counts(store.embedder.key)
+        have, total = store.embeddings.counts(store.embedder.key)
         out.update(embedded=have, texts=total, dim=store.embedder.dim, last_error=store.embed_error)
     return out
 
@@ -221,13 +221,13 @@ def semantic_channel(store, query, rows, filters, params):
         return {}, rows
     sims = _nearest(store, embedder.key, qvec, params.candidate_pool)
     if sims is None:  # pure Python: the lexical candidates only
-        stored = store.vectors.get(embedder.key, sorted({r.hash for r in rows.values()}))
+        stored = store.embeddings.get(embedder.key, sorted({r.hash for r in rows.values()}))
         sims = {h: _cosine(qvec, unpack_vector(v)) for h, v in stored.items()}
-    keys_of = store.vectors.keys_of(list(sims))
+    keys_of = store.embeddings.keys_of(list(sims))
     extra = [k for h in sims for k in keys_of.get(h, ()) if k not in rows]
     if extra:
         rows = dict(rows)
-        rows.update((k, r) for k, r in store.fetch(extra).items() if passes(filters, r.date, r.path))
+        rows.update((k, r) for k, r in store.fetch(extra).items() if filters_admit(filters, r.date, r.path))
     scores = {k: max(0.0, sims.get(r.hash, 0.0)) for k, r in rows.items()}
     return scores, rows
 
@@ -249,10 +249,10 @@ def _nearest(store, model, qvec, k):
     except ImportError:
         numpy = None
     if numpy is not None:
-        have, _ = store.vectors.counts(model)
+        have, _ = store.embeddings.counts(model)
         cached = _matrices.get((store.root, model))
         if cached is None or cached[0] != have:  # a long-running process keeps the matrix
-            stored = store.vectors.every(model)
+            stored = store.embeddings.every(model)
             matrix = numpy.array([numpy.frombuffer(v, dtype=numpy.float32) for _, v in stored]) if stored else None
             if matrix is not None:
                 matrix /= numpy.linalg.norm(matrix, axis=1, keepdims=True) + 1e-12

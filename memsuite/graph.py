@@ -2,7 +2,7 @@
 import math
 from collections import Counter, defaultdict
 
-from .chinese import binds, is_cjk
+from .chinese import pair_binds, is_cjk
 from .citations import cite, parse_reference, ranges_overlap
 from .entities import EXTRACTOR_VERSION, KIND_LABEL, STATISTICAL_KINDS, entity_key, file_mentions
 from .markdown import content_lines
@@ -73,13 +73,13 @@ class LinkGraph:
 
     def _cohesion(self):
         """cohesive(pair): whether two characters are one word in the folder as
-        it is now (the search's test, binds, on its frequencies)."""
+        it is now (the search's test, pair_binds, on its frequencies)."""
         n_docs, cache = self.store.chunk_count(), {}
 
         def cohesive(pair):
             if pair not in cache:
                 dfs = self.store.doc_freqs([pair, pair[0], pair[1]])
-                cache[pair] = binds(pair, dfs, n_docs, self.params.word_cohesion)
+                cache[pair] = pair_binds(pair, dfs, n_docs, self.params.word_cohesion)
             return cache[pair]
         return cohesive
 

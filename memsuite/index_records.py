@@ -34,7 +34,7 @@ def glob_matches(pattern, path):
     return fnmatch.fnmatchcase(path, pattern)
 
 
-def passes(filters, date, path):
+def filters_admit(filters, date, path):
     """Whether a file (its date, or None, and path) passes the filters.  The
     one definition: the JSON backend calls it, SQLite calls it from SQL."""
     if filters is None:
@@ -101,8 +101,9 @@ def _now():
 # heading trail and text hash; a keyword index over the chunks' index_terms
 # (body and heading columns, BM25 as FTS5 computes it); the document
 # frequency of every feature (scoring terms and trigrams); the totals BM25
-# needs; its metadata (schema version, settings, times); and the linker's
-# tables (LinkTables).  Both backends implement:
+# needs; its metadata (schema version, settings, times); the linker's
+# tables; and the embeddings of a provider.  Both backends
+# (sqlite_index.SqliteBackend, json_index.JsonBackend) implement:
 #
 #   open() / close()           open() raises IndexDamaged for a file that is
 #                              unreadable or not an index of ours, and starts
@@ -117,13 +118,15 @@ def _now():
 #   chunks_of(path)            [StoredChunk] in order
 #   file_dates()               {path: date or None}
 #   writer(rebuild)            a context manager: remove(path), put(file,
-#                              AnalysedFile), touch(file), count_features(df);
+#                              PreparedFile), touch(file), count_features(df);
 #                              all or nothing
 #   snapshot()                 a context manager: every read inside it sees
 #                              one committed index, whatever writers commit
 #                              meanwhile (a rebuild renumbers files and chunks)
-#   links                      LinkTables
+#   links                      the linker's tables (link_tables.py)
+#   embeddings                 stored embeddings (embedding_tables.py)
 #   stats(), files_on_disk(), backup_to(path), meta(key), set_meta(key, value)
+#                              (set_meta inside a writer is part of its transaction)
 #
 # Errors: IndexDamaged as above (the store moves the files aside and
 # rebuilds); StoreError for what a user can act on; anything else is a bug.

@@ -3,12 +3,12 @@ import os
 import time
 
 from .bm25 import bm25_idf, bm25_weight
-from .index_records import FileState, SCHEMA_VERSION, StoredChunk, _now, has_filters, passes
+from .index_records import FileState, SCHEMA_VERSION, StoredChunk, _now, has_filters, filters_admit
 from .params import DEFAULT_PARAMS, index_settings, settings_change
 from .prepare import chunk_text
 from .records import IndexDamaged, record
 from .sorted_lines import SortedLines, map_file
-from .tokenizer import analyse
+from .tokenizer import text_units
 
 
 # JSON backend: the same information in plain files, for Pythons without
@@ -43,7 +43,7 @@ class JsonBackend:
         self.settings = index_settings(params)
         self.warn = warn or (lambda msg: None)
         self.data = None
-        self._links = self._vectors = None
+        self._links = self._embeddings = None
 
     @property
     def links(self):
@@ -54,12 +54,12 @@ class JsonBackend:
         return self._links
 
     @property
-    def vectors(self):
-        """Stored embeddings (vector_tables.JsonVectors), loaded on first use."""
-        if self._vectors is None:
-            from .vector_tables import JsonVectors
-            self._vectors = JsonVectors(self)
-        return self._vectors
+    def embeddings(self):
+        """Stored embeddings (embedding_tables.JsonEmbeddings), loaded on first use."""
+        if self._embeddings is None:
+            from .embedding_tables import JsonEmbeddings
+            self._embeddings = JsonEmbeddings(self)
+        return self._embeddings
 
     # --- lifecycle ---------------------------------------------------------
     def open(self):
@@ -194,7 +194,7 @@ class JsonBackend:
             scores = {k: v for k, v in scores.items() if k in holding}
         if has_filters(filters):
             dates = self.file_dates()
-            scores = {k: v for k, v in scores.items() if passes(filters, dates[chunks[k].path], chunks[k].path)}
+            scores = {k: v for k, v in scores.items() if filters_admit(filters, dates[chunks[k].path], chunks[k].path)}
         ranked = sorted(scores, key=lambda k: (-scores[k], k))[:limit]
         return [(k, scores[k]) for k in ranked]
 
@@ -271,7 +271,7 @@ def _json_stored(c, file_lines, date, params):
     """A StoredChunk from a JSON chunk record and its file's (lines, units)."""
     lines, units = file_lines
     text = chunk_text(lines, c.start_line, c.end_line, c.piece, params)
-    line_units = (analyse(text),) if c.piece else tuple(units[c.start_line - 1:c.end_line])
+    line_units = (text_units(text),) if c.piece else tuple(units[c.start_line - 1:c.end_line])
     return StoredChunk(c.key, c.path, c.ordinal, c.start_line, c.end_line, c.heading, date, text, c.hash,
                        line_units, c.head_units, c.length, c.norm_terms, c.n_grams)
 

@@ -160,9 +160,9 @@ class McpServer:
                 "start_line": added.start_line, "end_line": added.end_line, "created": added.created}
 
     def _graph(self):
-        import memory_linker
+        from . import graph as linker  # loaded only when a client asks for links
         self.store.refresh()
-        return memory_linker, memory_linker.synced_graph(self.store)
+        return linker, linker.synced_graph(self.store)
 
     def _memory_related(self, a):
         linker, graph = self._graph()

@@ -13,6 +13,15 @@ Hit.__doc__ = ("One search result: lines are 1-based and inclusive, scores in [0
                "(None when no embedding provider runs).")
 
 
+class Hits(list):
+    """A search's hits, best first, and the channels that scored them
+    (keyword, vector, semantic): what the search used travels with its answer."""
+
+    def __init__(self, hits=(), channels=()):
+        list.__init__(self, hits)
+        self.channels = list(channels)
+
+
 # Passages: touching hits in one file become one
 
 def _passages(order, rows, merged, keyword, vector, params, min_score, semantic=None):

@@ -10,7 +10,7 @@ from .markdown import line_pieces, mask_private, split_lines
 from .params import DEFAULT_PARAMS
 from .records import record
 from .sources import content_hash, file_date, is_session, read_source
-from .tokenizer import analyse, cached_grams, expand
+from .tokenizer import text_units, cached_grams, expand
 from .transcripts import transcript_date
 
 
@@ -23,8 +23,8 @@ ChunkTerms.__doc__ = ("What the index keeps of a chunk's terms: body and head ar
                       "the sum of squared log tf and n_grams the trigram count (its vector length).")
 IndexedChunk = record("IndexedChunk", "chunk units head_units terms")
 IndexedChunk.__doc__ = "A Chunk with its lines' analysed units, its heading's, and its ChunkTerms."
-AnalysedFile = record("AnalysedFile", "digest issue lines units chunks df date")
-AnalysedFile.__doc__ = ("A file ready for the index: its hash, any read issue, its masked lines and "
+PreparedFile = record("PreparedFile", "digest issue lines units chunks df date")
+PreparedFile.__doc__ = ("A file ready for the index: its hash, any read issue, its masked lines and "
                         "their analysed units, its IndexedChunks, how many of its chunks hold each "
                         "feature, and its date.  chunks is None when the content still has the "
                         "known hash (touched, not changed).")
@@ -56,7 +56,7 @@ def chunk_terms(line_units, head_units, expanded=None):
                       grams.union(counts), norm_terms, len(grams))
 
 
-def analyse_file(f, df=None, known_hash=None, params=DEFAULT_PARAMS):
+def prepare_file(f, df=None, known_hash=None, params=DEFAULT_PARAMS):
     """Read, chunk and analyse one SourceFile (in a worker process for big
     syncs); df counts the chunks holding each feature (pass a Counter to add
     to it).  A file whose content still has known_hash is not analysed."""
@@ -64,22 +64,22 @@ def analyse_file(f, df=None, known_hash=None, params=DEFAULT_PARAMS):
     df = Counter() if df is None else df
     date = transcript_date(f.abspath) if is_session(f.path) else file_date(f.path)
     if text is None:
-        return AnalysedFile(None, issue, [], [], [], df, date)
+        return PreparedFile(None, issue, [], [], [], df, date)
     digest = content_hash(text)
     if digest == known_hash:
-        return AnalysedFile(digest, issue, None, None, None, df, date)
+        return PreparedFile(digest, issue, None, None, None, df, date)
     lines = split_lines(mask_private(text))
-    units = [analyse(line) for line in lines]
+    units = [text_units(line) for line in lines]
     out, expanded, headings = [], {}, {}
     for chunk in chunk_split_lines(f.path, lines, params):
         line_units = chunk_units(units, chunk, params)
         head_units = headings.get(chunk.heading)
         if head_units is None:
-            head_units = headings[chunk.heading] = analyse(chunk.heading)
+            head_units = headings[chunk.heading] = text_units(chunk.heading)
         terms = chunk_terms(line_units, head_units, expanded)
         out.append(IndexedChunk(chunk, line_units, head_units, terms))
         df.update(terms.features)
-    return AnalysedFile(digest, issue, lines, units, out, df, date)
+    return PreparedFile(digest, issue, lines, units, out, df, date)
 
 
 def chunk_text(lines, start_line, end_line, piece, params):
@@ -93,7 +93,7 @@ def chunk_units(units, chunk, params):
     """A chunk's analysed units, one per line, from its file's (a piece of a
     long line is analysed on its own)."""
     if chunk.piece:
-        return (analyse(chunk.text),)
+        return (text_units(chunk.text),)
     return tuple(units[chunk.start_line - 1:chunk.end_line])
 
 
@@ -103,12 +103,12 @@ def _quiet_worker():
     sys.stderr = open(os.devnull, "w")
 
 
-def _analyse_batch(tasks, params):
+def _prepare_batch(tasks, params):
     """Worker task: several (SourceFile, known hash), with one document-frequency
     Counter for all of them (merging one Counter per file in the parent cost
     seconds)."""
     df = Counter()
-    results = [analyse_file(f, df, known, params)._replace(df=None) for f, known in tasks]
+    results = [prepare_file(f, df, known, params)._replace(df=None) for f, known in tasks]
     return results, df
 
 
@@ -123,7 +123,7 @@ def _pipelined(pool, tasks, in_flight, params):
     batches = iter([tasks[i:i + PARALLEL_BATCH] for i in range(0, len(tasks), PARALLEL_BATCH)])
     pending = deque()
     for batch in batches:
-        pending.append((batch, pool.apply_async(_analyse_batch, (batch, params))))
+        pending.append((batch, pool.apply_async(_prepare_batch, (batch, params))))
         if len(pending) >= in_flight:
             break
     while pending:
@@ -131,14 +131,14 @@ def _pipelined(pool, tasks, in_flight, params):
         results, df = result.get()
         following = next(batches, None)
         if following is not None:
-            pending.append((following, pool.apply_async(_analyse_batch, (following, params))))
+            pending.append((following, pool.apply_async(_prepare_batch, (following, params))))
         for (f, _), analysed in zip(batch, results):
             yield f, analysed
         yield None, df  # the batch's document frequencies
 
 
-def analyse_files(tasks, params=DEFAULT_PARAMS, parallel_bytes=None):
-    """(SourceFile, AnalysedFile) for each (SourceFile, known hash), in order;
+def prepare_files(tasks, params=DEFAULT_PARAMS, parallel_bytes=None):
+    """(SourceFile, PreparedFile) for each (SourceFile, known hash), in order;
     across worker processes when there is enough to do and more than one core,
     else in this process.  From workers, each batch ends with (None, Counter):
     the batch's document frequencies, which its AnalysedFiles leave out."""
@@ -159,4 +159,4 @@ def analyse_files(tasks, params=DEFAULT_PARAMS, parallel_bytes=None):
                     yield item
             return
     for f, known in tasks:
-        yield f, analyse_file(f, known_hash=known, params=params)
+        yield f, prepare_file(f, known_hash=known, params=params)

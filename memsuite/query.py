@@ -4,7 +4,7 @@ from .chinese import function_spans, is_cjk
 from .params import DEFAULT_PARAMS
 from .records import UsageError, record
 from .synonyms import expansions
-from .tokenizer import analyse, cached_grams, expand, index_terms, tokenize
+from .tokenizer import text_units, cached_grams, expand, index_terms, tokenize
 
 
 # Query analysis
@@ -34,7 +34,7 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
         raise UsageError("empty query")
     if not query.isascii():  # undecodable bytes from a shell arrive as lone surrogates
         query = query.encode("utf-8", "replace").decode("utf-8")
-    units = analyse(query)
+    units = text_units(query)
     terms = expand(units)
     n_docs = store.chunk_count()
     if not terms or not n_docs:

@@ -3,10 +3,10 @@ import math
 from collections import Counter
 
 from .bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
-from .chinese import ZH_FREE_CHARS, binds, function_spans, is_cjk_query
+from .chinese import ZH_FREE_CHARS, pair_binds, function_spans, is_cjk_query
 from .dates import date_matches, query_dates
 from .params import DEFAULT_PARAMS
-from .passages import _passages
+from .passages import Hits, _passages
 from .query import _is_unigram, analyse_query
 from .records import UsageError, record
 from .snippets import make_snippet
@@ -25,7 +25,7 @@ Candidate.__doc__ = ("A chunk being ranked: its StoredChunk, the scoring terms o
                      "its vector length.")
 
 
-def analyse_candidates(rows, params=DEFAULT_PARAMS):
+def make_candidates(rows, params=DEFAULT_PARAMS):
     """{key: Candidate}: each fetched chunk's terms, expanded from its stored
     units (overlapping chunks share lines, so each line is expanded once)."""
     cache = {}
@@ -78,7 +78,7 @@ def discount_longer_words(candidates, query, store, params=DEFAULT_PARAMS):
     dfs = store.doc_freqs(sorted(pairs | {ch for p in pairs for ch in p}))
     clean = set()  # (key, line, bigram) with an occurrence of the word itself
     for key, n, bigram, sides in found:
-        if any(binds(p, dfs, query.n_docs, params.word_cohesion) for p in sides):
+        if any(pair_binds(p, dfs, query.n_docs, params.word_cohesion) for p in sides):
             body = candidates[key].body
             body[bigram] = max(0.0, body[bigram] - (1.0 - params.longer_word_share))
         else:
@@ -249,7 +249,8 @@ MODES = ("hybrid", "keyword", "vector")
 
 def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, filters=None,
            params=None, sync=False):
-    """Rank the memory's chunks for a query: [Hit], best first.
+    """Rank the memory's chunks for a query: Hits (a list of Hit, best first,
+    and the channels that scored them).
 
     Hits scoring under min_score are left out; by default (None), those under
     score_floor or under relative_floor of the best hit (the noise beside a
@@ -271,8 +272,9 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
 
 def _search(store, query, limit, mode, min_score, filters, params):
     q = analyse_query(store, query, params)
+    channels = ["keyword"] + (["vector"] if mode != "keyword" else [])
     if not q.probe and not q.unknown and not q.prefixes:
-        return []
+        return Hits([], channels)
     rows = find_candidates(store, q, filters, params)
     share = params.semantic_weight_cjk if is_cjk_query(query) else params.semantic_weight
     semantic = {}
@@ -280,8 +282,8 @@ def _search(store, query, limit, mode, min_score, filters, params):
         from .embeddings import semantic_channel
         semantic, rows = semantic_channel(store, query, rows, filters, params)
     share = share if semantic else 0.0
-    store.channels = ["keyword"] + (["vector"] if mode != "keyword" else []) + (["semantic"] if semantic else [])
-    candidates = analyse_candidates(rows, params)
+    channels += ["semantic"] if semantic else []
+    candidates = make_candidates(rows, params)
     discount_longer_words(candidates, q, store, params)
     avg_length = (store.total_terms() / float(q.n_docs)) or 1.0
     keyword = keyword_channel(candidates, q, avg_length, params)
@@ -298,7 +300,7 @@ def _search(store, query, limit, mode, min_score, filters, params):
         floor = max(params.score_floor, params.relative_floor * hits[0].score)
         hits = [h for h in hits if h.score >= floor]
     qterms = set(q.weights)
-    return [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
+    return Hits([h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]], channels)
 
 
 def _rerank(order, candidates, merged, q, dates, params):

@@ -4,11 +4,11 @@ import time
 
 from .chinese import _is_cjk_char
 from .index_records import (BLOCK_LINES, FileState, SCHEMA_VERSION, StoredChunk, _batched, _now,
-    has_filters, passes)
+    has_filters, filters_admit)
 from .markdown import line_pieces
 from .params import DEFAULT_PARAMS, index_settings, settings_change
 from .records import IndexDamaged, StoreError
-from .tokenizer import analyse
+from .tokenizer import text_units
 
 
 BUSY_TIMEOUT_MS = 10000
@@ -103,7 +103,7 @@ class SqliteBackend:
         self.settings = index_settings(params)
         self.warn = warn or (lambda msg: None)
         self.conn = None
-        self._links = self._vectors = None
+        self._links = self._embeddings = None
 
     @property
     def links(self):
@@ -114,12 +114,12 @@ class SqliteBackend:
         return self._links
 
     @property
-    def vectors(self):
-        """Stored embeddings (vector_tables.SqliteVectors), loaded on first use."""
-        if self._vectors is None:
-            from .vector_tables import SqliteVectors
-            self._vectors = SqliteVectors(self)
-        return self._vectors
+    def embeddings(self):
+        """Stored embeddings (embedding_tables.SqliteEmbeddings), loaded on first use."""
+        if self._embeddings is None:
+            from .embedding_tables import SqliteEmbeddings
+            self._embeddings = SqliteEmbeddings(self)
+        return self._embeddings
 
     # --- lifecycle ---------------------------------------------------------
     def open(self):
@@ -249,9 +249,9 @@ class SqliteBackend:
         sql = "SELECT fts.rowid, -fts.rank FROM fts"
         args = [match]
         if has_filters(filters):
-            self.conn.create_function("passes", 2, lambda date, path: passes(filters, date, path))
+            self.conn.create_function("filters_admit", 2, lambda date, path: filters_admit(filters, date, path))
             sql += " JOIN chunks c ON c.id = fts.rowid JOIN files f ON f.id = c.file " \
-                   "WHERE fts MATCH ? AND passes(f.date, f.path)"
+                   "WHERE fts MATCH ? AND filters_admit(f.date, f.path)"
         else:
             sql += " WHERE fts MATCH ?"
         return self.conn.execute(sql + " ORDER BY fts.rank LIMIT ?", args + [limit]).fetchall()
@@ -299,7 +299,7 @@ class SqliteBackend:
             heading, head_units = headings[file_id][heading]
             if piece:
                 text = line_pieces(lines.get((file_id, start), ("", ""))[0], self.params.chunk_chars)[piece - 1]
-                units = (analyse(text),)
+                units = (text_units(text),)
             else:
                 got = [lines.get((file_id, n), ("", "")) for n in range(start, end + 1)]
                 text, units = "\n".join(g[0] for g in got), tuple(g[1] for g in got)

@@ -50,7 +50,7 @@ class SqliteWriter:
         conn.execute("DELETE FROM files WHERE id=?", (row[0],))
 
     def put(self, f, analysed):
-        """Replace a file's chunks with an AnalysedFile; its chunks are written in
+        """Replace a file's chunks with an PreparedFile; its chunks are written in
         batches, so a huge file never sits in memory as SQL rows too."""
         self.remove(f.path)
         conn = self.conn

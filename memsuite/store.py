@@ -1,5 +1,6 @@
-"""MemoryStore: a memory folder and its index. Picks the backend, keeps it fresh,
-recovers from damage, reports status. It knows nothing about ranking."""
+"""MemoryStore: a memory folder and its index.  Picks the backend, keeps it fresh,
+recovers from damage, reports status, and fills the embeddings of a provider
+when one is set.  Ranking is not here (ranking.py)."""
 import os
 import sys
 import time
@@ -159,7 +160,6 @@ class MemoryStore:
         self.embedder = None  # an embedding provider (memory_search.make_embedder), or None: off
         self.embed_report = {"requested": "off", "provider": None, "model": None, "dim": None, "skipped": {}}
         self.embed_error = None  # why the last use of the embedder failed, or None
-        self.channels = []  # the channels the last search used
         if requested != "json":
             reason = self._open_sqlite()
             if reason is None:
@@ -292,12 +292,12 @@ class MemoryStore:
         provider that fails (down, killed, bad vectors) stops the filling
         with a warning: the keyword index is unaffected and a later call goes
         on where this one stopped.  Returns how many texts were embedded."""
-        from .vector_tables import EmbedError, check_vector, embedding_text, pack_vector
+        from .embedding_tables import EmbedError, check_vector, embedding_text, pack_vector
         embedder, done = self.embedder, 0
         model = embedder.key
         self.embed_error = None
         while limit is None or done < limit:
-            chunks = self.vectors.missing(model, self.EMBED_BATCH)
+            chunks = self.embeddings.missing(model, self.EMBED_BATCH)
             if not chunks:
                 break
             try:
@@ -310,7 +310,7 @@ class MemoryStore:
                 self.embed_error = str(exc)
                 self.warn("warning: embedding stopped (%s); the keyword search goes on without it" % exc)
                 break
-            self.vectors.put(model, rows)
+            self.embeddings.put(model, rows)
             done += len(rows)
             if progress:
                 progress(done)
@@ -388,8 +388,8 @@ class MemoryStore:
             for path in removed:
                 w.remove(path)
             tasks = [(f, known[f.path].hash if f.path in known else None) for f in changed]
-            from .prepare import analyse_files  # the chunker and the tokenizer's index side
-            for f, analysed in analyse_files(tasks, self.params):
+            from .prepare import prepare_files  # the chunker and the tokenizer's index side
+            for f, analysed in prepare_files(tasks, self.params):
                 if f is None:
                     w.count_features(analysed)
                     continue
@@ -524,9 +524,9 @@ class MemoryStore:
         return _Recovering(self, "links")
 
     @property
-    def vectors(self):
-        """The stored vectors of embedding providers (see SqliteVectors)."""
-        return _Recovering(self, "vectors")
+    def embeddings(self):
+        """The stored vectors of embedding providers (see SqliteEmbeddings)."""
+        return _Recovering(self, "embeddings")
 
     def status(self):
         """The index's state: backend, size, files, problems, what is stale."""

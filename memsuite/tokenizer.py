@@ -32,7 +32,7 @@ yours yourself yourselves s t d ll m re ve just also
 """.split())
 
 
-def analyse(text):
+def text_units(text):
     """The first stage of the tokenizer: text as space-separated units,
     Latin words as their terms (case-folded, stop words dropped, Porter
     stems; a code such as KX-4471 whole and in parts), each CJK run as it
@@ -97,7 +97,7 @@ def expand(units, unigrams=True):
 
 def tokenize(text):
     """Split text into the terms that score it, the same way for documents
-    and queries (analyse, then expand).
+    and queries (text_units, then expand).
 
     - Latin words are case-folded, stop words dropped, the rest Porter-stemmed
       (so "configure" and "configuration" meet).
@@ -105,7 +105,7 @@ def tokenize(text):
       whole, and their parts are added too, so "4471" still finds "KX-4471".
     - CJK runs become character bigrams plus unigrams.
     """
-    return expand(analyse(text))
+    return expand(text_units(text))
 
 
 def index_terms(text):
@@ -113,7 +113,7 @@ def index_terms(text):
     unigrams of CJK runs, but for each run's last character.  Unigrams are
     half of a Chinese index and never find a passage worth showing on their
     own; ranking still scores them."""
-    return expand(analyse(text), False)
+    return expand(text_units(text), False)
 
 
 def _split_cjk(run):

@@ -13,7 +13,7 @@ class ChunkLineRangesTest(unittest.TestCase):
         lines = ms.split_lines(text)
         for c in chunks:
             expected = "\n".join(lines[c.start_line - 1:c.end_line])
-            if c.start_line == c.end_line and len(lines[c.start_line - 1]) > ms.CHUNK_MAX_CHARS:
+            if c.start_line == c.end_line and len(lines[c.start_line - 1]) > ms.DEFAULT_PARAMS.chunk_chars:
                 self.assertIn(c.text, lines[c.start_line - 1])
             else:
                 self.assertEqual(c.text, expected, "chunk %d text != its line range" % c.ordinal)

@@ -38,7 +38,7 @@ class ModuleGraphTest(unittest.TestCase):
         ("text", "chinese stemmer tokenizer bm25 params markdown citations"),
         ("files", "sources transcripts chunker notes"),
         ("index", "index_records prepare sqlite_index sqlite_writer json_index json_writer "
-                  "link_tables vector_tables"),
+                  "link_tables embedding_tables"),
         ("store", "store"),
         ("search", "query synonyms dates ranking passages snippets recall results embeddings"),
         ("links", "entities graph graph_export"),
@@ -130,7 +130,7 @@ class QueryPathTest(TempMemory):
     }
     NEVER = {"json", "argparse", "memsuite.prepare", "memsuite.chunker", "memsuite.sqlite_writer",
              "memsuite.json_index", "memsuite.json_writer", "memsuite.link_tables", "memsuite.entities",
-             "memsuite.graph", "memsuite.mcp", "memsuite.embeddings", "memsuite.vector_tables",
+             "memsuite.graph", "memsuite.mcp", "memsuite.embeddings", "memsuite.embedding_tables",
              "memsuite.watch", "memsuite.notes", "memsuite.transcripts", "memory_store", "memory_linker"}
 
     def imported_by(self, argv):
@@ -367,7 +367,7 @@ class TokenizerPinTest(unittest.TestCase):
              "<private>secret</private> e-mail@example.com ~/.openclaw/skills/ 한국어 ひらがな")
 
     def test_tokenizer_output_is_pinned_to_its_version(self):
-        analysed = [ms.analyse(line) for line in self.PROBE.split("\n")]
+        analysed = [ms.text_units(line) for line in self.PROBE.split("\n")]
         output = repr((analysed, [ms.tokenize(line) for line in self.PROBE.split("\n")],
                        [ms.index_terms(line) for line in self.PROBE.split("\n")]))
         digest = hashlib.sha1(output.encode("utf-8")).hexdigest()[:12]

@@ -89,11 +89,11 @@ class HashProviderTest(TempMemory):
         embedder = Counting()
         store = self.store(embedder)
         store.refresh()
-        have, total = store.vectors.counts(embedder.key)
+        have, total = store.embeddings.counts(embedder.key)
         self.assertEqual(have, total)
         self.assertEqual(len(embedder.texts), total)  # each distinct text once
         hits = search_mod.search(store, "configure the RSS feed")
-        self.assertEqual(store.channels, ["keyword", "vector", "semantic"])
+        self.assertEqual(hits.channels, ["keyword", "vector", "semantic"])
         self.assertTrue(all(h.semantic is not None for h in hits))
 
         embedder.texts = []
@@ -107,14 +107,15 @@ class HashProviderTest(TempMemory):
         other = Counting(model="another-model")
         store.embedder = other
         store.refresh()
-        have, total = store.vectors.counts(other.key)
+        have, total = store.embeddings.counts(other.key)
         self.assertEqual((have, len(other.texts)), (total, total))  # a changed model embeds afresh
 
     def test_chinese_queries_keep_their_lexical_scores(self):
         store = self.store(Counting())
         store.refresh()
-        with_vectors = [(h.id, h.score) for h in search_mod.search(store, "博客RSS配置")]
-        self.assertEqual(store.channels, ["keyword", "vector"])  # semantic_weight_cjk is 0
+        hits = search_mod.search(store, "博客RSS配置")
+        with_vectors = [(h.id, h.score) for h in hits]
+        self.assertEqual(hits.channels, ["keyword", "vector"])  # semantic_weight_cjk is 0
         store.embedder = None
         self.assertEqual(with_vectors, [(h.id, h.score) for h in search_mod.search(store, "博客RSS配置")])
 
@@ -124,10 +125,9 @@ class HashProviderTest(TempMemory):
         store.embedder = Counting()
         store.refresh()
         self.assertTrue(os.path.exists(os.path.join(self.dir, ".memory", "vectors.json")))
-        have, total = store.vectors.counts(store.embedder.key)
+        have, total = store.embeddings.counts(store.embedder.key)
         self.assertEqual(have, total)
-        search_mod.search(store, "configure the RSS feed")
-        self.assertIn("semantic", store.channels)
+        self.assertIn("semantic", search_mod.search(store, "configure the RSS feed").channels)
 
     def test_cli_status_and_channels(self):
         env = clean_env(MEMORY_EMBED="test-hash")
@@ -160,7 +160,7 @@ class HttpProviderTest(TempMemory):
         self.assertEqual(path, "/api/embed")
         self.assertEqual(body["model"], "nomic-embed-text")
         self.assertEqual(len(body["input"]), 2)
-        self.assertEqual(store.vectors.counts(embedder.key), (2, 2))
+        self.assertEqual(store.embeddings.counts(embedder.key), (2, 2))
 
     def test_openai_compatible_with_a_key(self):
         stub = StubService(self, mode="openai")
@@ -174,7 +174,7 @@ class HttpProviderTest(TempMemory):
         path, headers, body = stub.requests[0]
         self.assertEqual((path, body["model"]), ("/v1/embeddings", "m1"))
         self.assertEqual(headers["Authorization"], "Bearer sk-test")
-        self.assertEqual(store.vectors.counts(embedder.key), (2, 2))
+        self.assertEqual(store.embeddings.counts(embedder.key), (2, 2))
 
     def test_a_dead_provider_never_hangs_a_query(self):
         env = clean_env(MEMORY_EMBED="ollama", OLLAMA_HOST="http://127.0.0.1:%d" % closed_port())
@@ -198,7 +198,7 @@ class HttpProviderTest(TempMemory):
         self.addCleanup(store.close)
         store.embedder = embedder
         store.refresh()
-        have, total = store.vectors.counts(embedder.key)
+        have, total = store.embeddings.counts(embedder.key)
         self.assertEqual((have, total), (ms.MemoryStore.EMBED_BATCH, 152))  # one batch, then the failure
         self.assertTrue(any("embedding stopped" in w for w in warnings))
         self.assertEqual(store.chunk_count(), 152)  # the keyword index is whole
@@ -207,7 +207,7 @@ class HttpProviderTest(TempMemory):
         with mock.patch.dict(os.environ, {"OLLAMA_HOST": ok.url}):
             store.embedder, _ = search_mod.make_embedder("ollama")
         store.refresh()
-        self.assertEqual(store.vectors.counts(embedder.key), (152, 152))  # filled in later
+        self.assertEqual(store.embeddings.counts(embedder.key), (152, 152))  # filled in later
 
     def test_bad_vectors_are_refused(self):
         for bad, says in (("dim", "dimensions"), ("nan", "NaN")):
@@ -219,7 +219,7 @@ class HttpProviderTest(TempMemory):
             store = ms.MemoryStore(self.dir, warn=warnings.append)
             store.embedder = embedder
             store.refresh()
-            self.assertEqual(store.vectors.counts(embedder.key)[0], 0, bad)  # nothing stored
+            self.assertEqual(store.embeddings.counts(embedder.key)[0], 0, bad)  # nothing stored
             self.assertIn(says, " ".join(warnings))
             self.assertIn(says, store.embed_error)
             store.close()
@@ -238,8 +238,8 @@ class DefaultIsOffTest(TempMemory):
             self.assertEqual(report["requested"], "off")
             store = ms.MemoryStore(self.dir)
             self.addCleanup(store.close)
-            search_mod.search(store, "hello", sync=True)
-            self.assertEqual(store.channels, ["keyword", "vector"])
+            hits = search_mod.search(store, "hello", sync=True)
+            self.assertEqual(hits.channels, ["keyword", "vector"])
 
     def test_auto_tries_local_providers_only(self):
         with mock.patch.dict(os.environ, {"OLLAMA_HOST": "http://127.0.0.1:%d" % closed_port(),
@@ -268,7 +268,7 @@ class SentenceTransformersTest(TempMemory):
         store.embedder = embedder
         store.refresh()
         hits = search_mod.search(store, "what broke with the feed reader while travelling")
-        self.assertEqual(store.channels, ["keyword", "vector", "semantic"])
+        self.assertEqual(hits.channels, ["keyword", "vector", "semantic"])
         self.assertEqual(hits[0].path, "memory/2026-03-15.md")
 
 

@@ -118,7 +118,7 @@ class BadFilesTest(TempMemory):
             if path.endswith("gone.md"):
                 os.unlink(path)
             return original(path)
-        prepare.read_source = vanish  # where analyse_file looks it up
+        prepare.read_source = vanish  # where prepare_file looks it up
         self.addCleanup(setattr, prepare, "read_source", original)
         store, report = self.sync()
         problems = dict(report.problems)

@@ -23,7 +23,7 @@ def unpack_vector(blob):
     return out
 
 
-class SqliteVectors:
+class SqliteEmbeddings:
     """The vectors table inside the SQLite index."""
 
     def __init__(self, backend):
@@ -98,7 +98,7 @@ class SqliteVectors:
                          "WHERE c.hash = vectors.hash)", (keep_model,))
 
 
-class JsonVectors:
+class JsonEmbeddings:
     """The same in vectors.json: {model: {hash: base64 of float32 values}}."""
 
     filename = "vectors.json"
