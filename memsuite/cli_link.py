@@ -6,9 +6,9 @@ from .cli import Command, cli_store, no_words, pad, plural, run_cli, use_colour
 from .entities import KINDS
 from .graph import entity_json, entity_report, related_report, synced_graph
 from .graph_export import graph_dot, graph_json, graph_mermaid
-from .jsonout import print_json
-from .options import COMMON_OPTS, Opt, to_choice, to_positive_int
-from .records import UsageError
+from .jsonout import print_json, to_json
+from .options import COMMON_OPTS, Opt, to_choice, to_folder, to_positive_int
+from .records import StoreError, UsageError
 
 
 # CLI: link.sh
@@ -123,6 +123,9 @@ def cmd_entities(args):
 
 
 def cmd_graph(args):
+    if args.format == "html":  # the page lives in its own module, imported only here
+        from .page import cmd_page
+        return cmd_page(args)
     no_words(args)
     store, graph = open_graph(args)
     try:
@@ -132,9 +135,17 @@ def cmd_graph(args):
         store.close()
     fmt = "json" if args.json else (args.format or "mermaid")
     if fmt == "json":
-        print_json(graph_json(nodes, edges))
+        text = to_json(graph_json(nodes, edges)) + "\n"
     else:
-        sys.stdout.write((graph_dot if fmt == "dot" else graph_mermaid)(nodes, edges))
+        text = (graph_dot if fmt == "dot" else graph_mermaid)(nodes, edges)
+    if not args.output:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise StoreError("cannot write %s: %s" % (args.output, exc.strerror or exc))
     return 0
 
 
@@ -153,6 +164,7 @@ LINK_HELP = """commands:
                                      (2026-02-20.md:9-13) or a whole file
   link.sh entities [--kind term]     the entity table
   link.sh graph --entity OpenClaw --format dot | dot -Tsvg > graph.svg
+  link.sh graph --format html -o memory.html   one page to open in a browser
 
 Every command syncs the index first and accepts --dir DIR and --json.
 exit codes: 0 ok, 1 runtime error (e.g. unknown entity), 2 usage error."""
@@ -180,9 +192,11 @@ COMMANDS = {
         Opt(("--depth",), "depth", "N", to_positive_int, "steps out from --entity (default 1)"),
         Opt(("--top",), "top", "N", to_positive_int,
             "entities in the picture, the centre included (default 15)"),
-        Opt(("--format",), "format", "FMT", to_choice("dot", "mermaid", "json"),
-            "dot (Graphviz), mermaid (default) or json")],
-        "link.sh graph [--entity NAME] [--depth N] [--top N] [--format dot|mermaid|json]",
+        Opt(("--format",), "format", "FMT", to_choice("dot", "mermaid", "json", "html"),
+            "dot (Graphviz), mermaid (default), json, or html (one self-contained page: "
+            "every entity up to --top 2000, a timeline, citations)"),
+        Opt(("--output", "-o"), "output", "FILE", to_folder, "write to FILE instead of standard output")],
+        "link.sh graph [--entity NAME] [--depth N] [--top N] [--format dot|mermaid|json|html] [-o FILE]",
         "Draw the entity graph.", cmd_graph, False),
 }
 

@@ -5,7 +5,8 @@ import sys
 from .cli import Command, embedding_store, run_cli, use_colour
 from .index_records import Filters, glob_matches
 from .jsonout import print_json
-from .options import COMMON_OPTS, EMBED_CHOICES, Opt, to_choice, to_count, to_date, to_positive_int, to_seconds, to_unit_score
+from .options import (COMMON_OPTS, EMBED_CHOICES, Opt, to_choice, to_count, to_date, to_folder,
+                      to_positive_int, to_seconds, to_unit_score)
 from .ranking import DEFAULT_LIMIT, MODES, search
 from .recall import gist, sort_newest_first
 from .records import UsageError
@@ -203,6 +204,13 @@ COMMANDS = {
                      "their own check of the folder.", "watch:cmd_watch", False),
     "status": Command(COMMON_OPTS + [EMBED_OPT], "search.sh status [--json]", "Show the index's state.", "cli_admin:cmd_status"),
     "sync": Command(COMMON_OPTS + [EMBED_OPT], "search.sh sync [--json]", "Bring the index up to date.", "cli_admin:cmd_sync"),
+    "report": Command(COMMON_OPTS + [
+        Opt(("--html",), "html", None, None, "the page as HTML (the one format so far)"),
+        Opt(("--output", "-o"), "output", "FILE", to_folder, "write to FILE instead of standard output"),
+        Opt(("--top",), "top", "N", to_positive_int, "entities on the page (default 2000)")],
+        "search.sh report --html [-o FILE] [--top N]",
+        "One self-contained HTML page of what the memory holds: the entity graph, a timeline, "
+        "citations with their lines (the same page as link.sh graph --format html).", "page:cmd_report", False),
     "reindex": Command(REINDEX_OPTS, "reindex.sh [--check] [--json] [--dir DIR] [--backend NAME]",
                        "Back up the index (the last 3 are kept) and rebuild it from the Markdown.\n"
                        "--check changes nothing and exits 0 either way (with --json it says\n"

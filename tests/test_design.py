@@ -41,8 +41,8 @@ class ModuleGraphTest(unittest.TestCase):
                   "link_tables embedding_tables"),
         ("store", "store"),
         ("search", "query synonyms dates ranking passages snippets recall results embeddings"),
-        ("links", "entities graph graph_export"),
-        ("commands", "cli cli_search cli_recall cli_admin cli_link mcp watch"),
+        ("links", "entities graph graph_export layout"),
+        ("commands", "cli cli_search cli_recall cli_admin cli_link mcp watch page"),
     ]
 
     def layer_of(self):
@@ -56,7 +56,7 @@ class ModuleGraphTest(unittest.TestCase):
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
                 found.add(node.module)
-            elif isinstance(node, ast.ImportFrom) and node.module == "memsuite":
+            elif isinstance(node, ast.ImportFrom) and (node.module == "memsuite" or node.level == 1):
                 found.update(a.name for a in node.names)
             elif isinstance(node, ast.Import):
                 found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("memsuite."))
@@ -83,7 +83,8 @@ class ModuleGraphTest(unittest.TestCase):
         def top_level(module):
             with open(os.path.join(ROOT, "memsuite", module + ".py"), encoding="utf-8") as f:
                 tree = ast.parse(f.read())
-            return {n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.level == 1}
+            return {n.module or a.name for n in tree.body if isinstance(n, ast.ImportFrom) and n.level == 1
+                    for a in n.names}
         graph = {m: top_level(m) for m in self.layer_of()}
         state = {}
 
@@ -131,7 +132,8 @@ class QueryPathTest(TempMemory):
     NEVER = {"json", "argparse", "memsuite.prepare", "memsuite.chunker", "memsuite.sqlite_writer",
              "memsuite.json_index", "memsuite.json_writer", "memsuite.link_tables", "memsuite.entities",
              "memsuite.graph", "memsuite.mcp", "memsuite.embeddings", "memsuite.embedding_tables",
-             "memsuite.watch", "memsuite.notes", "memsuite.transcripts", "memory_store", "memory_linker"}
+             "memsuite.watch", "memsuite.notes", "memsuite.transcripts", "memsuite.page", "memsuite.layout",
+             "memory_store", "memory_linker"}
 
     def imported_by(self, argv):
         code = ("import sys; sys.path[0] = %r; import io, contextlib; before = set(sys.modules)\n"
