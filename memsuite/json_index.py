@@ -36,11 +36,11 @@ class JsonBackend:
     name = "json"
     filename = "index.json"
 
-    def __init__(self, index_dir, params=DEFAULT_PARAMS, warn=None):
+    def __init__(self, index_dir, params=DEFAULT_PARAMS, warn=None, folder=None):
         self.index_dir = index_dir
         self.path = os.path.join(index_dir, self.filename) if index_dir else None
         self.params = params
-        self.settings = index_settings(params)
+        self.settings = index_settings(params, folder)
         self.warn = warn or (lambda msg: None)
         self.data = None
         self._links = self._embeddings = None

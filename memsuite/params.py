@@ -56,11 +56,15 @@ INDEX_PARAMS = ("chunk_lines", "chunk_overlap", "chunk_chars", "heading_weight")
 TOKENIZER_VERSION = 7
 
 
-def index_settings(params):
+def index_settings(params, folder=None):
     """What an index built with these parameters depends on, as one string
-    (the tokenizer's version, the size of its Chinese table, the chunking)."""
+    (the tokenizer's version, the size of its Chinese table, the chunking),
+    and, for an index kept outside its memory folder, which folder it is of."""
     parts = ["tokenizer=%d" % TOKENIZER_VERSION, "zh-table=%d" % zh_table_stamp()]
     parts += ["%s=%r" % (name, getattr(params, name)) for name in INDEX_PARAMS]
+    if folder:
+        import zlib
+        parts.append("folder=%08x" % zlib.crc32(folder.encode("utf-8", "surrogatepass")))
     return " ".join(parts)
 
 
@@ -68,5 +72,7 @@ def settings_change(old, new):
     """A short description of what differs between two index_settings strings."""
     before = dict(p.split("=", 1) for p in (old or "").split() if "=" in p)
     after = dict(p.split("=", 1) for p in new.split() if "=" in p)
+    if before.get("folder") != after.get("folder") and "folder" in after:
+        return "it was built for another memory folder (give each folder its own MEMORY_INDEX_DIR)"
     changed = ["%s %s -> %s" % (k, before.get(k, "?"), after[k]) for k in after if before.get(k) != after[k]]
     return ", ".join(changed) or "settings changed"

@@ -95,12 +95,12 @@ class SqliteBackend:
     name = "sqlite-fts5"
     filename = "index.sqlite3"
 
-    def __init__(self, index_dir, params=DEFAULT_PARAMS, warn=None):
+    def __init__(self, index_dir, params=DEFAULT_PARAMS, warn=None, folder=None):
         import sqlite3
         self.sqlite3 = sqlite3
         self.path = os.path.join(index_dir, self.filename) if index_dir else ":memory:"
         self.params = params
-        self.settings = index_settings(params)
+        self.settings = index_settings(params, folder)
         self.warn = warn or (lambda msg: None)
         self.conn = None
         self._links = self._embeddings = None

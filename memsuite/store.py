@@ -101,8 +101,21 @@ def locate_index_dir(root):
     for where in (lambda: os.path.join(root, INDEX_DIRNAME), lambda: user_cache_dir(root)):
         path = where()  # the cache path costs a hashlib import: only when needed
         if _writable_dir(path):
+            _keep_out_of_git(path)
             return path
     return None
+
+
+def _keep_out_of_git(index_dir):
+    """A .gitignore in the index folder: a workspace that is a git repository
+    (OpenClaw's are) commits its notes, not their index."""
+    path = os.path.join(index_dir, ".gitignore")
+    if not os.path.exists(path):
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("# the memory suite's index: rebuilt from the Markdown at any time\n*\n")
+        except OSError:
+            pass
 
 
 def user_cache_dir(root=None):
@@ -168,8 +181,16 @@ class MemoryStore:
                 raise StoreError("SQLite backend unavailable: " + reason)
             self.fallback_reason = reason
         from .json_index import JsonBackend
-        self.backend = JsonBackend(self.index_dir, self.params, self.warn)
+        self.backend = JsonBackend(self.index_dir, self.params, self.warn, self._folder_key())
         self._open_backend()
+
+    def _folder_key(self):
+        """The folder an index kept elsewhere than <folder>/.memory belongs to
+        (part of its settings: a shared MEMORY_INDEX_DIR never answers for
+        another folder); None for the usual place, so a copied folder keeps its index."""
+        inside = self.index_dir and os.path.dirname(os.path.abspath(self.index_dir)) == os.path.abspath(self.root) \
+            and os.path.basename(self.index_dir) == INDEX_DIRNAME
+        return None if inside or not self.index_dir else os.path.realpath(self.root)
 
     def __enter__(self):
         return self
@@ -182,7 +203,7 @@ class MemoryStore:
         """Open the SQLite index; None, or why SQLite with FTS5 cannot be used here.
         (No separate FTS5 probe: opening the index shows whether FTS5 works.)"""
         try:
-            self.backend = SqliteBackend(self.index_dir, self.params, self.warn)
+            self.backend = SqliteBackend(self.index_dir, self.params, self.warn, self._folder_key())
         except ImportError:
             return "the sqlite3 module is not available"
         existed = [p for p in self.backend.files_on_disk() if os.path.exists(p)]
@@ -421,9 +442,13 @@ class MemoryStore:
         path = self._heartbeat_path()
         if path:
             tmp = "%s.tmp-%d" % (path, os.getpid())
-            with open(tmp, "w") as f:
-                f.write("%d %s %r\n" % (os.getpid(), interval, time.time()))
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write("%d %s %r %s\n" % (os.getpid(), interval, time.time(), self._heartbeat_folder()))
             os.replace(tmp, path)  # no fsync: a lost heartbeat only means a scan
+
+    def _heartbeat_folder(self):
+        import zlib
+        return "%08x" % zlib.crc32(os.path.realpath(self.root).encode("utf-8", "surrogatepass"))
 
     def stop_beating(self):
         path = self._heartbeat_path()
@@ -434,11 +459,13 @@ class MemoryStore:
         """{pid, interval, checked, alive, fresh} of the watcher of this folder, or None."""
         path = self._heartbeat_path()
         try:
-            with open(path) as f:
-                pid, interval, checked = f.read().split()
+            with open(path, encoding="utf-8") as f:
+                pid, interval, checked, folder = f.read().rstrip("\n").split(" ", 3)
             pid, interval, checked = int(pid), float(interval), float(checked)
         except (OSError, TypeError, ValueError):
             return None
+        if folder != self._heartbeat_folder():
+            return None  # a watcher of another folder sharing this index folder
         alive = _process_alive(pid)
         return {"pid": pid, "interval": interval, "checked": checked, "alive": alive,
                 "fresh": alive and time.time() - checked <= 2 * interval + 0.5}
