@@ -7,9 +7,11 @@ from .citations import cite
 from .cli import cli_store, embedding_store, human_bytes, no_words, plural
 from .embeddings import embed_status
 from .jsonout import print_json
+from .markdown import unclosed_private
 from .notes import append_memory
 from .records import StoreError, UsageError
 from .results import problems_json
+from .sources import is_session
 
 
 def cmd_add(args):
@@ -32,16 +34,41 @@ def cmd_add(args):
     return 0
 
 
+def status_report(store):
+    """The index's state after a refresh, as `status --json` and the MCP
+    memory_status tool give it."""
+    store.refresh()
+    info = store.status()
+    info["stale"] = store.stale or bool(info["stale_files"])
+    info["checked"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+    info["embedding"] = embed_status(store, store.embed_report)
+    info["watcher"] = store.watcher()
+    info["python"] = interpreter_info()
+    info["unclosed_private"] = unclosed_private_blocks(store)
+    return info
+
+
+def unclosed_private_blocks(store):
+    """[{path, line}] of memory files with a <private> tag never closed."""
+    found = []
+    for rel in sorted(store.known_files()):
+        if is_session(rel):
+            continue
+        try:
+            with open(os.path.join(store.root, rel), "rb") as f:
+                text = f.read().decode("utf-8", "replace")
+        except OSError:
+            continue
+        line = unclosed_private(text)
+        if line is not None:
+            found.append({"path": rel, "line": line})
+    return found
+
+
 def cmd_status(args):
     no_words(args)
     with embedding_store(args) as store:
-        store.refresh()
-        info = store.status()
-        info["stale"] = store.stale or bool(info["stale_files"])
-        info["checked"] = time.strftime("%Y-%m-%dT%H:%M:%S")
-        info["embedding"] = embed_status(store, store.embed_report)
-        info["watcher"] = store.watcher()
-        info["python"] = interpreter_info()
+        info = status_report(store)
     if args.json:
         print_json(info)
         return 0
@@ -68,6 +95,9 @@ def cmd_status(args):
         sys.stdout.write("%-15s %s\n" % (label + ":", value))
     for p in info["problem_files"]:
         sys.stdout.write("  %s (%s)\n" % (p["path"], p["issue"]))
+    for p in info["unclosed_private"]:
+        sys.stdout.write("warning: %s: <private> at line %d is never closed: everything after it is "
+                         "hidden from search, and add refuses this file\n" % (p["path"], p["line"]))
     return 0
 
 

@@ -220,4 +220,7 @@ COMMANDS = {
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:  # agent lifecycle hooks: they fail open, never the CLI's errors
+        from .hooks import main as hook_main
+        return hook_main(argv[1:])
     return run_cli(argv, COMMANDS, "reindex" if argv[:1] == ["reindex"] else "search")

@@ -2,7 +2,7 @@
 import os
 from collections import Counter
 
-from .fileio import _FileLock, write_bytes_atomic, write_json_atomic
+from .fileio import FileLock, write_bytes_atomic, write_json_atomic
 from .index_records import FileState, _now
 from .json_index import JsonChunk, _file_text, _json_stored, _parse_postings, _parse_terms
 from .prepare import chunk_terms
@@ -14,7 +14,7 @@ class JsonWriter:
 
     def __init__(self, backend, rebuild):
         self.backend, self.rebuild = backend, rebuild
-        self.lock = _FileLock(backend.path)
+        self.lock = FileLock(backend.path)
 
     def __enter__(self):
         self.lock.__enter__()

@@ -14,6 +14,19 @@ def split_lines(text):
     return lines
 
 
+def unclosed_private(text):
+    """The 1-based line of a <private> tag that is never closed (it hides
+    everything to the end of the file), or None."""
+    if "private" not in text.lower():
+        return None
+    last = None
+    for m in pattern("private").finditer(text):
+        last = m
+    if last is None or pattern("private_end").search(last.group(0)):
+        return None
+    return len(pattern("line_break").findall(text[:last.start()])) + 1
+
+
 def mask_private(text):
     """Replace each line of a <private>...</private> block by [private], keeping
     every line break as it was (\n, \r\n or \r), so line numbers stay exact."""

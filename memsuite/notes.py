@@ -1,15 +1,17 @@
-"""Writing memories: the one place that changes a user's Markdown, and only by appending."""
+"""Writing memories: the one place that changes a user's Markdown.
+
+A note goes at the end of a file, or at the end of the section its heading
+names; the text of earlier lines never changes, and a file is never left
+half written."""
 import os
 import time
 
-from .fileio import _lock, _unlock
-from .markdown import split_lines
+from .fileio import lock_file, unlock_file, write_bytes_atomic
+from .markdown import is_heading, split_lines, unclosed_private
+from .patterns import pattern
 from .records import StoreError, UsageError, record
 from .sources import check_memory_path
 
-
-# Writing memories: the one place that changes a user's Markdown, and only
-# by appending to the end of a file.
 
 Added = record("Added", "path start_line end_line created")
 Added.__doc__ = "Where append_memory wrote: the file, the 1-based lines of the new note, a new file?"
@@ -19,12 +21,15 @@ def append_memory(root, text, heading=None, tags=(), path=None, today=None):
     """Append a note to a memory file: by default today's daily log
     memory/YYYY-MM-DD.md (local date), made with a '# YYYY-MM-DD' heading
     when missing.  A one-line note becomes a bullet ('- ...'); longer text is
-    kept as written; tags go at its end (#tag); a heading comes first as
-    '## heading'.  Earlier lines are never changed (a missing newline at the
-    end of the file is added); writers take an exclusive lock on the file,
-    so notes from processes adding at once never interleave.  Raises
-    UsageError for an empty note or a bad tag, StoreError for a path outside
-    the folder or a file that cannot be written."""
+    kept as written; tags go at its end (#tag).  With a heading the file
+    already has as '## heading', the note goes at the end of that section
+    (the lines after it move down; none changes); else the heading comes
+    first as '## heading'.  The text of earlier lines never changes (a
+    missing newline at the end of the file is added); writers take an
+    exclusive lock on the file, so notes from processes adding at once never
+    interleave.  Raises UsageError for an empty note, a bad tag or text that
+    is not UTF-8, StoreError for a path outside the folder, a file that ends
+    inside an unclosed <private> block, or a file that cannot be written."""
     lines = [l.rstrip() for l in split_lines(text.strip("\n"))] if text else []
     if not any(l.strip() for l in lines):
         raise UsageError("the note is empty")
@@ -33,6 +38,10 @@ def append_memory(root, text, heading=None, tags=(), path=None, today=None):
             raise UsageError("bad tag %r (one word, no spaces)" % tag)
     if heading is not None and (not heading.strip() or "\n" in heading or "\r" in heading):
         raise UsageError("the heading must be one non-empty line")
+    bad = next((i for i, c in enumerate(text or "") if "\ud800" <= c <= "\udfff"), None)
+    if bad is not None:  # raw bytes that are not UTF-8 (from argv or stdin): never written
+        raise UsageError("the note holds bytes that are not valid UTF-8 (at character %d); "
+                         "convert it to UTF-8 first" % (bad + 1))
     date = today or time.strftime("%Y-%m-%d")
     rel = (path or "memory/%s.md" % date).replace("\\", "/")
     if rel.startswith("./"):
@@ -45,25 +54,48 @@ def append_memory(root, text, heading=None, tags=(), path=None, today=None):
     entry = (["## " + heading.strip()] if heading else []) + lines
     try:
         os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "a+b") as f:
-            _lock(f)
-            try:
-                return _append_locked(f, rel, full, entry, date, path is None)
-            finally:
-                _unlock(f)
+        for _ in range(50):
+            with open(full, "a+b") as f:
+                lock_file(f)
+                try:
+                    if _same_file(f, full):  # else another writer replaced it meanwhile: open it again
+                        return _append_locked(f, rel, full, entry, date, path is None, heading)
+                finally:
+                    unlock_file(f)
+        raise StoreError("cannot write %s: it keeps being replaced" % rel)
     except OSError as exc:
         raise StoreError("cannot write %s: %s" % (rel, exc.strerror or exc))
 
 
-def _append_locked(f, rel, full, entry, date, daily):
-    """Write entry at the end of the open, locked file; the Added lines."""
+def _same_file(f, full):
+    try:
+        a, b = os.fstat(f.fileno()), os.stat(full)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _append_locked(f, rel, full, entry, date, daily, heading=None):
+    """Write entry at the end of the open, locked file (or at the end of its
+    '## heading' section, without a second heading); the Added lines."""
     f.seek(0)
     old = f.read()
     newline = b"\r\n" if b"\r\n" in old[-4096:] else b"\n"
+    text = old.decode("utf-8", "replace")
+    opened = unclosed_private(text)
+    if opened is not None:
+        raise StoreError("%s ends inside a <private> block opened at line %d and never closed, so the "
+                         "note would be private and never found; add </private> where it ends" % (rel, opened))
     if not old:
         lines, before = (["# %s" % date, ""] if daily else []) + entry, 0
     else:
-        before = len(split_lines(old.decode("utf-8", "replace")))
+        old_lines = split_lines(text)
+        before = len(old_lines)
+        where = _section_end(old_lines, heading) if heading else None
+        if where is not None:
+            entry = entry[1:]  # the section's own heading is already there
+            if where < before:
+                return _insert(full, rel, old, where, entry, newline)
         lines = ([""] if old.strip() else []) + entry  # a blank line between notes
     data = newline.join(l.encode("utf-8", "surrogateescape") for l in lines) + newline
     if old and not old.endswith((b"\n", b"\r")):
@@ -73,3 +105,49 @@ def _append_locked(f, rel, full, entry, date, daily):
     os.fsync(f.fileno())
     first = before + len(lines) - len(entry) + 1
     return Added(rel, first, first + len(entry) - 1, not old)
+
+
+def _section_end(lines, heading):
+    """The 0-based index after the last content line of the file's last
+    '## heading' section (the file's length when it is the last section),
+    or None when the file has no such heading.  Fenced code is skipped."""
+    wanted = " ".join(heading.split()).casefold()
+    found, fence = None, None
+    levels = []  # (index, level) of every heading outside fences
+    for i, line in enumerate(lines):
+        m = pattern("fence").match(line)
+        if m:
+            mark = m.group(1)[0]
+            fence = None if fence == mark else (fence or mark)
+            continue
+        if fence or not is_heading(line):
+            continue
+        h = pattern("heading").match(line)
+        levels.append((i, len(h.group(1))))
+        if len(h.group(1)) == 2 and " ".join((h.group(2) or "").split()).casefold() == wanted:
+            found = len(levels) - 1
+    if found is None:
+        return None
+    start = levels[found][0]
+    end = next((i for i, level in levels[found + 1:] if level <= 2), len(lines))
+    if end == len(lines):
+        return end
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+def _insert(full, rel, old, where, entry, newline):
+    """The file with entry after its first `where` lines, written aside and
+    moved into place (a crash leaves the old file whole; writers waiting on
+    the old file see it was replaced and open the new one)."""
+    kept = old.splitlines(True)[:where]
+    last = kept[-1].decode("utf-8", "replace").lstrip() if kept else ""
+    gap = [] if last.startswith(("- ", "* ")) and entry[0].lstrip().startswith(("- ", "* ")) else [""]
+    head = b"".join(kept)
+    if head and not head.endswith((b"\n", b"\r")):
+        head += newline
+    data = head + newline.join(l.encode("utf-8", "surrogateescape") for l in gap + entry) + newline
+    write_bytes_atomic(full, data + old[len(b"".join(kept)):], keep_mode=True)
+    first = where + len(gap) + 1
+    return Added(rel, first, first + len(entry) - 1, False)

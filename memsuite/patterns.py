@@ -10,6 +10,7 @@ _LAZY_PATTERNS = {
                   rb"|\xef[\xa4-\xab][\x80-\xbf]|\xf0[\xa0-\xb3][\x80-\xbf][\x80-\xbf])+)", 0),
     "date": (r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)", 0),
     "line_break": (r"\r\n|\r|\n", 0),
+    "private_end": (r"<\s*/\s*private\s*>\Z", re.I),
     "private": (r"<\s*private(?:\s[^>]*)?>.*?(?:<\s*/\s*private\s*>|\Z)", re.S | re.I),
     "heading": (r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$", 0),
     "fence": (r"^ {0,3}(`{3,}|~{3,})", 0),

@@ -14,7 +14,8 @@ SUITE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # above
 INDEX_DIRNAME = ".memory"
 # The suite's own files, skipped when the scripts sit inside the memory folder.
 SUITE_SKIP = frozenset(["README.md", "SKILL.md", "CHANGELOG.md", "LICENSE.md",
-                        "tests", "examples", "bench", "docs", "data", "memsuite"])
+                        "tests", "examples", "bench", "docs", "data", "memsuite", "hooks",
+                        "integrations"])
 
 SourceFile = record("SourceFile", "path abspath size mtime_ns")
 SourceFile.__doc__ = "A Markdown file found in the memory folder (path is relative, '/'-separated)."

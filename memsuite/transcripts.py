@@ -18,11 +18,11 @@ def render_transcript(text):
             record = json.loads(line) if line.strip() else None
         except ValueError:
             record = None
-        out.append(_transcript_line(record) if isinstance(record, dict) else "")
+        out.append(transcript_line(record) if isinstance(record, dict) else "")
     return "\n".join(out)
 
 
-def _transcript_line(record):
+def transcript_line(record):
     message = record.get("message") if isinstance(record.get("message"), dict) else record
     role = message.get("role") or record.get("type")
     if role not in ("user", "assistant") or record.get("isMeta") or record.get("isSidechain"):

@@ -42,7 +42,7 @@ class ModuleGraphTest(unittest.TestCase):
         ("store", "store"),
         ("search", "query synonyms dates ranking passages snippets recall results embeddings"),
         ("links", "entities graph graph_export layout"),
-        ("commands", "cli cli_search cli_recall cli_admin cli_link mcp watch page"),
+        ("commands", "cli cli_search cli_recall cli_admin cli_link mcp watch page hooks brief capture"),
     ]
 
     def layer_of(self):
@@ -132,7 +132,7 @@ class QueryPathTest(TempMemory):
     NEVER = {"json", "argparse", "memsuite.prepare", "memsuite.chunker", "memsuite.sqlite_writer",
              "memsuite.json_index", "memsuite.json_writer", "memsuite.link_tables", "memsuite.entities",
              "memsuite.graph", "memsuite.mcp", "memsuite.embeddings", "memsuite.embedding_tables",
-             "memsuite.watch", "memsuite.notes", "memsuite.transcripts", "memsuite.page", "memsuite.layout",
+             "memsuite.watch", "memsuite.notes", "memsuite.transcripts", "memsuite.page", "memsuite.layout", "memsuite.hooks",
              "memory_store", "memory_linker"}
 
     def imported_by(self, argv):
@@ -140,8 +140,9 @@ class QueryPathTest(TempMemory):
                 "from memory_search import main\n"
                 "with contextlib.redirect_stdout(io.StringIO()): code = main(%r)\n"
                 "print(code, ' '.join(sorted(set(sys.modules) - before)))" % (ROOT, argv))
+        env = clean_env(XDG_CACHE_HOME=os.path.join(self.dir, ".cache"))  # compiled tables: made by the first run
         out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
-                             env=clean_env(), check=True).stdout.split()
+                             env=env, check=True).stdout.split()
         self.assertEqual(out[0], "0")
         return set(out[1:])
 

@@ -1,0 +1,617 @@
+"""Agent hooks (search.sh hook): each event driven as Claude Code drives it
+(the documented JSON on stdin of a new process, stdout parsed as Claude Code
+parses it), the memory folder checked afterwards; fail-open cases; capture
+(one block per session, secrets, private blocks, tool noise, concurrency);
+the installs (plugin, OpenClaw hook, Codex config); add's writing fixes."""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+from helpers import ROOT, TempMemory, clean_env
+
+SEARCH = os.path.join(ROOT, "search.sh")
+TODAY = time.strftime("%Y-%m-%d")
+CLAUDE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd", "Stop")
+
+SECRETS = ["sk-ant-api03-AAAABBBBCCCCDDDDEEEEFFFF0000", "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+           "AKIAIOSFODNN7EXAMPLE", "hunter2-Pa55word", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlX3g",
+           "MIIEowIBAAKCAQEA7bq98", "s3cr3t-db-pass", "Tr0ub4dor&3zz"]
+
+
+def claude_parse(event, stdout, returncode):
+    """What Claude Code takes from a command hook: (added context or None).
+    Exit 0: JSON on stdout is validated (hookSpecificOutput.hookEventName must
+    be the event; PreCompact/SessionEnd/Stop may not carry hookSpecificOutput),
+    plain text is context for SessionStart and UserPromptSubmit only."""
+    assert returncode == 0, "a memory hook must exit 0"
+    text = stdout.decode("utf-8")
+    if not text.strip():
+        return None
+    if text.lstrip().startswith("{"):
+        data = json.loads(text)
+        specific = data.get("hookSpecificOutput")
+        if event not in ("SessionStart", "UserPromptSubmit"):
+            assert specific is None, "%s cannot add context" % event
+            return None
+        assert specific["hookEventName"] == event
+        context = specific.get("additionalContext")
+        assert isinstance(context, str)
+        assert len(context) <= 9500, len(context)  # arrives whole
+        return context
+    assert event in ("SessionStart", "UserPromptSubmit"), "stray stdout from %s" % event
+    return text
+
+
+def turn(role, content, **extra):
+    rec = {"type": role, "message": {"role": role, "content": content}, "sessionId": "s",
+           "timestamp": "2026-12-01T09:00:00Z", "uuid": "u%d" % time.time_ns()}
+    rec.update(extra)
+    return json.dumps(rec, ensure_ascii=False)
+
+
+TRANSCRIPT = [
+    turn("user", "Remember that the deploy target for the shop is Fly.io in region fra."),
+    turn("assistant", [{"type": "thinking", "thinking": "THINKING-SHOULD-NOT-APPEAR"},
+                       {"type": "text", "text": "Understood, Fly.io in fra."},
+                       {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]),
+    turn("user", [{"type": "tool_result", "tool_use_id": "t1",
+                   "content": "TOOL-OUTPUT-DUMP line 1\nline 2\n" * 50}]),
+    turn("user", "My API key is %s and the db url is postgres://admin:%s@db.internal:5432/shop"
+         % (SECRETS[0], SECRETS[6])),
+    turn("assistant", [{"type": "tool_use", "id": "t2", "name": "Edit",
+                        "input": {"file_path": "/work/shop/app.py", "old_string": "a", "new_string": "b"}}]),
+    turn("user", [{"type": "tool_result", "tool_use_id": "t2", "is_error": True,
+                   "content": "ModuleNotFoundError: No module named 'stripe'"}]),
+    turn("assistant", [{"type": "text", "text": "The cause was a missing dependency; I fixed it by adding stripe "
+                                                "to requirements.txt."}]),
+    turn("user", "以后周报都用中文写。<private>我的身份证号 PRIVATE-ID-110101</private>"),
+    turn("user", "<memory-notes source=\"memory-suite\">\n[MEMORY.md:1-3]\nINJECTED-MEMORY-LINE\n</memory-notes>",
+         isMeta=True),
+    turn("user", "Context from a hook:\n<memory-notes source=\"memory-suite\">\nINJECTED-PLAIN-LINE\n</memory-notes>\n"
+         "Also, remember that invoices go out on the 3rd."),
+    turn("user", "Export GITHUB_TOKEN=%s before the release and set Authorization: Bearer %s"
+         % (SECRETS[1], SECRETS[4])),
+    turn("user", "ok"),
+]
+
+
+class HookCase(TempMemory):
+    def setUp(self):
+        super().setUp()
+        self.copy_examples()
+        self.env = clean_env()
+
+    def hook(self, event=None, raw=None, args=(), env=None, **fields):
+        """Run search.sh hook as Claude Code does; (context, completed process)."""
+        if raw is None:
+            payload = {"session_id": "sess-1", "transcript_path": os.path.join(self.tmp, "t.jsonl"),
+                       "cwd": "/work/shop", "hook_event_name": event, "permission_mode": "default"}
+            payload.update(fields)
+            raw = json.dumps(payload).encode("utf-8")
+        p = subprocess.run([SEARCH, "hook", "--dir", self.dir] + list(args), input=raw, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=env or self.env, cwd=self.tmp, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return claude_parse(event or "SessionStart", p.stdout, p.returncode), p
+
+    def transcript(self, lines, name="t.jsonl"):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
+
+    def session_files(self):
+        return sorted(glob.glob(os.path.join(self.dir, "memory", "*-session-*.md")))
+
+    def folder_bytes(self):
+        out = b""
+        for dirpath, _, names in os.walk(self.dir):
+            for n in names:
+                if not n.endswith((".lock",)):
+                    with open(os.path.join(dirpath, n), "rb") as f:
+                        out += f.read()
+        return out
+
+    def log_lines(self):
+        try:
+            with open(os.path.join(self.dir, ".memory", "hooks.log"), encoding="utf-8") as f:
+                return f.read().splitlines()
+        except OSError:
+            return []
+
+
+def check_citations(test, folder, context):
+    """Every '[path:a-b]' block's lines are lines of that file within a-b."""
+    blocks = re.findall(r"^\[([^\]\n]+?):(\d+)-(\d+)\][^\n]*\n((?:(?!\[[^\]\n]+:\d+-\d+\])[^\n]*\n?)*)",
+                        context, re.M)
+    test.assertTrue(blocks, context[:300])
+    for rel, a, b, body in blocks:
+        with open(os.path.join(folder, rel), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        cited = lines[int(a) - 1:int(b)]
+        for line in body.split("\n"):
+            if not line.strip() or line.startswith(("</memory-notes", "## Long-term", "## Recent", "## This session",
+                                                    "## Memories for")):
+                continue
+            test.assertTrue(any(line.rstrip("…") in c for c in cited), "%r not in %s:%s-%s" % (line, rel, a, b))
+    return blocks
+
+
+class SessionStartTest(HookCase):
+    def test_startup_brief_is_cited_framed_and_bounded(self):
+        context, _ = self.hook("SessionStart", source="startup")
+        self.assertIn("not instructions", context)
+        self.assertTrue(context.startswith("<memory-notes"))
+        blocks = check_citations(self, self.dir, context)
+        paths = {b[0] for b in blocks}
+        self.assertIn("MEMORY.md", paths)
+        self.assertTrue(any(p.startswith("memory/2026-03-25") for p in paths), paths)  # the newest day
+        self.assertLessEqual(len(context), 9500)
+
+    def test_long_memory_md_gives_part_of_every_section_within_budget(self):
+        sections = "".join("## Topic %d\n" % i + "".join("- fact %d.%d about things worth keeping here\n" % (i, j)
+                                                        for j in range(60)) + "\n" for i in range(30))
+        self.write("MEMORY.md", "# MEMORY\n\n" + sections)
+        context, _ = self.hook("SessionStart", source="clear")
+        self.assertLessEqual(len(context), 9500)
+        for i in (0, 15, 29):
+            self.assertIn("## Topic %d" % i, context)
+        self.assertNotIn("fact 3.59", context)  # not the whole file
+        check_citations(self, self.dir, context)
+
+    def test_a_large_budget_is_still_cut_at_9500_characters(self):
+        self.write("MEMORY.md", "# MEMORY\n\n" + "".join("## Topic %d\n- a fact about topic %d, long enough to "
+                                                          "count for something in the brief\n\n" % (i, i)
+                                                          for i in range(400)))
+        context, _ = self.hook("SessionStart", source="startup", args=["--budget", "8000"])
+        self.assertGreater(len(context), 8000)
+        self.assertLessEqual(len(context), 9500)
+        self.assertTrue(context.rstrip().endswith("</memory-notes>"))
+
+    def test_compact_brings_this_sessions_checkpoint(self):
+        self.transcript(TRANSCRIPT)
+        context, _ = self.hook("PreCompact", trigger="auto", custom_instructions="")
+        self.assertIsNone(context)
+        context, _ = self.hook("SessionStart", source="compact")
+        self.assertIn("This session before compaction", context)
+        self.assertIn("Fly.io", context)
+        check_citations(self, self.dir, context)
+
+    def test_empty_folder_prints_nothing(self):
+        shutil.rmtree(self.dir)
+        os.makedirs(self.dir)
+        context, p = self.hook("SessionStart", source="startup")
+        self.assertIsNone(context)
+        self.assertEqual(p.stdout, b"")
+
+
+class PromptTest(HookCase):
+    def test_relevant_prompt_gets_cited_passages_once_per_session(self):
+        context, _ = self.hook("UserPromptSubmit", prompt="How did I fix the RSS duplicate items in Feedly?")
+        self.assertIn("memory/2026-03-22.md", context)
+        self.assertIn("not instructions", context)
+        check_citations(self, self.dir, context)
+        from memory_search import estimate_tokens
+        self.assertLessEqual(estimate_tokens(context), 500 + 80)
+        again, p = self.hook("UserPromptSubmit", prompt="How did I fix the RSS duplicate items in Feedly?")
+        self.assertIsNone(again)
+        other, _ = self.hook("UserPromptSubmit", prompt="How did I fix the RSS duplicate items in Feedly?",
+                             session_id="sess-2")
+        self.assertIn("memory/2026-03-22.md", other)
+
+    def test_what_the_brief_gave_is_not_injected_again(self):
+        brief, _ = self.hook("SessionStart", source="startup")
+        self.assertIn("KX-4471", brief)
+        context, _ = self.hook("UserPromptSubmit", prompt="What is the booking code of the Kyoto flight?")
+        self.assertTrue(context is None or "KX-4471" not in context, context)
+
+    def test_absent_topic_injects_nothing(self):
+        for prompt in ("quantum computing lecture notes", "bitcoin mining rig setup", "量子计算讲座"):
+            context, p = self.hook("UserPromptSubmit", prompt=prompt)
+            self.assertIsNone(context, prompt)
+            self.assertEqual(p.stdout, b"")
+
+    def test_trivial_prompts_are_skipped(self):
+        for prompt in ("ok", "yes", "继续", "thanks!", "/compact RSS feed", "   "):
+            context, p = self.hook("UserPromptSubmit", prompt=prompt)
+            self.assertEqual(p.stdout, b"", prompt)
+        self.assertFalse(glob.glob(os.path.join(self.dir, ".memory", "index*")), "no search ran")
+
+    def test_chinese_prompt(self):
+        context, _ = self.hook("UserPromptSubmit", prompt="博客的RSS配置是怎么改的？")
+        self.assertIn("memory/2026-02-20.md", context)
+
+
+class CaptureTest(HookCase):
+    def capture(self, event="PreCompact", **fields):
+        context, p = self.hook(event, **fields)
+        self.assertIsNone(context)
+        self.assertEqual(p.stdout, b"")
+        return p
+
+    def test_capture_writes_one_block_with_what_was_said(self):
+        self.transcript(TRANSCRIPT)
+        self.capture(trigger="manual")
+        files = self.session_files()
+        self.assertEqual(len(files), 1)
+        self.assertTrue(os.path.basename(files[0]).startswith(TODAY + "-session-"))
+        with open(files[0], encoding="utf-8") as f:
+            text = f.read()
+        self.assertEqual(text.count("<!-- session:sess-1 -->"), 1)
+        self.assertIn("Fly.io in region fra", text)
+        self.assertIn("以后周报都用中文写", text)
+        self.assertIn("app.py", text)  # files touched
+        self.assertIn("No module named 'stripe'", text)  # the error...
+        self.assertIn("adding stripe", text)  # ...and its fix
+        self.assertIn("invoices go out on the 3rd", text)
+        for gone in ("THINKING-SHOULD-NOT-APPEAR", "TOOL-OUTPUT-DUMP", "INJECTED-MEMORY-LINE", "INJECTED-PLAIN-LINE",
+                     "PRIVATE-ID"):
+            self.assertNotIn(gone, text)
+        self.assertLess(len(text), 8200)
+
+    def test_captured_facts_are_found_by_search(self):
+        self.transcript(TRANSCRIPT)
+        self.capture()
+        out = subprocess.run([SEARCH, "--dir", self.dir, "deploy target shop Fly.io", "--json"],
+                             stdout=subprocess.PIPE, env=self.env, timeout=60)
+        hits = json.loads(out.stdout)["results"]
+        self.assertTrue(hits and "-session-" in hits[0]["path"], hits[:1])
+
+    def test_secrets_never_reach_the_folder(self):
+        self.transcript(TRANSCRIPT)
+        self.capture()
+        self.capture("SessionEnd", reason="prompt_input_exit")
+        data = self.folder_bytes()
+        for secret in SECRETS:
+            self.assertNotIn(secret.encode(), data, secret)
+        self.assertIn(b"[redacted]", data)
+
+    def test_capturing_twice_keeps_one_block_and_earlier_lines(self):
+        path = self.transcript(TRANSCRIPT)
+        self.capture()
+        [f] = self.session_files()
+        with open(f, "rb") as fh:
+            first = fh.read()
+        self.capture("SessionEnd", reason="other")
+        with open(f, "rb") as fh:
+            self.assertEqual(fh.read(), first)  # nothing new: unchanged
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(turn("user", "Remember that the staging database lives on db2.internal.") + "\n")
+        self.capture("SessionEnd", reason="other")
+        self.assertEqual(self.session_files(), [f])
+        with open(f, "rb") as fh:
+            second = fh.read()
+        self.assertTrue(second.startswith(first))  # earlier lines never change
+        self.assertIn(b"db2.internal", second)
+        self.assertEqual(second.count(b"<!-- session:"), 1)
+        self.assertEqual(second.count(b"Fly.io in region fra"), 1)
+
+    def test_stop_is_off_by_default(self):
+        self.transcript(TRANSCRIPT)
+        self.capture("Stop", stop_hook_active=False)
+        self.assertEqual(self.session_files(), [])
+        self.hook("Stop", args=["--stop"], stop_hook_active=True)
+        self.assertEqual(self.session_files(), [])  # never while a Stop hook is already continuing
+        self.hook("Stop", args=["--stop"], stop_hook_active=False)
+        self.assertEqual(len(self.session_files()), 1)
+
+    def test_concurrent_captures_never_interleave(self):
+        paths = []
+        for k in range(3):
+            lines = [turn("user", "Remember that project %d uses port %d for service %s." % (k, 8000 + i, "x" * 40))
+                     for i in range(15)]
+            paths.append(self.transcript(lines, "t%d.jsonl" % k))
+        procs = []
+        for k in range(3):
+            for event in ("PreCompact", "SessionEnd"):
+                raw = json.dumps({"session_id": "par-%d" % k, "transcript_path": paths[k], "cwd": "/w",
+                                  "hook_event_name": event}).encode()
+                procs.append(subprocess.Popen([SEARCH, "hook", "--dir", self.dir], stdin=subprocess.PIPE,
+                                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env))
+                procs[-1].stdin.write(raw)
+                procs[-1].stdin.close()
+        for p in procs:
+            self.assertEqual(p.wait(60), 0)
+            self.assertEqual(p.stdout.read(), b"")
+            p.stdout.close()
+            p.stderr.close()
+        files = self.session_files()
+        self.assertEqual(len(files), 3)
+        for f in files:
+            with open(f, encoding="utf-8") as fh:
+                text = fh.read()
+            self.assertEqual(text.count("<!-- session:"), 1, f)
+            project = re.findall(r"project (\d)", text)
+            self.assertEqual(len(set(project)), 1, f)  # one session's lines only
+            self.assertEqual(len(project), 15, f)  # each once, none lost
+            for line in text.splitlines():
+                self.assertTrue(line == "" or line.startswith(("#", "<!--", "- ")), line)
+
+    def test_a_capture_waits_for_the_writers_lock(self):
+        try:
+            import fcntl
+        except ImportError:
+            self.skipTest("no fcntl here")
+        self.transcript(TRANSCRIPT)
+        lock_path = os.path.join(self.dir, ".memory", "hooks", "capture.lock")
+        os.makedirs(os.path.dirname(lock_path))
+        with open(lock_path, "a+b") as lock:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # another writer is busy
+            raw = json.dumps({"session_id": "sess-1", "transcript_path": os.path.join(self.tmp, "t.jsonl"),
+                              "cwd": "/w", "hook_event_name": "PreCompact"}).encode()
+            p = subprocess.Popen([SEARCH, "hook", "--dir", self.dir], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, env=self.env)
+            p.stdin.write(raw)
+            p.stdin.close()
+            time.sleep(1.5)
+            self.assertEqual(self.session_files(), [], "wrote while another writer held the lock")
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+        self.assertEqual(p.wait(60), 0)
+        p.stdout.close()
+        p.stderr.close()
+        self.assertEqual(len(self.session_files()), 1)
+
+    def test_openclaw_transcript(self):
+        lines = [json.dumps({"type": "session", "version": 3, "id": "oc-1", "cwd": "/ws"}),
+                 json.dumps({"type": "message", "id": "m1", "message": {"role": "user", "content": [
+                     {"type": "text", "text": "记住：我女儿的生日是五月二十日。"}]}}, ensure_ascii=False),
+                 json.dumps({"type": "message", "id": "m2", "message": {"role": "assistant", "content": [
+                     {"type": "thinking", "thinking": "OC-THINKING"},
+                     {"type": "toolCall", "id": "c1", "name": "write", "arguments": {"path": "/ws/notes.md"}}]}}),
+                 json.dumps({"type": "message", "id": "m3", "message": {"role": "toolResult", "toolCallId": "c1",
+                                                                         "content": [{"type": "text",
+                                                                                      "text": "OC-TOOL-RESULT"}]}}),
+                 json.dumps({"type": "message", "id": "m4", "message": {"role": "assistant", "content": [
+                     {"type": "text", "text": "好的，已经记下了。"}]}}, ensure_ascii=False)]
+        self.transcript(lines)
+        self.capture("SessionEnd", session_id="oc-1")
+        [f] = self.session_files()
+        with open(f, encoding="utf-8") as fh:
+            text = fh.read()
+        self.assertIn("五月二十日", text)
+        self.assertIn("notes.md", text)
+        self.assertNotIn("OC-THINKING", text)
+        self.assertNotIn("OC-TOOL-RESULT", text)
+
+
+class FailOpenTest(HookCase):
+    def assert_silent(self, p, logged=True):
+        self.assertEqual(p.returncode, 0)
+        self.assertEqual(p.stdout, b"")
+        if logged:
+            self.assertTrue(self.log_lines(), "a line in hooks.log")
+
+    def test_no_stdin(self):
+        p = subprocess.run([SEARCH, "hook", "--dir", self.dir], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=self.env, timeout=60)
+        self.assert_silent(p)
+        self.assertEqual(p.stderr, b"")
+
+    def test_bad_json(self):
+        for raw in (b"{not json", b"[1, 2]", b"\xff\xfe", b'"just a string"'):
+            _, p = self.hook(raw=raw)
+            self.assert_silent(p)
+
+    def test_unknown_or_missing_event(self):
+        _, p = self.hook(raw=b'{"session_id": "x"}')
+        self.assert_silent(p)
+        _, p = self.hook("PostToolUse", tool_name="Bash")
+        self.assert_silent(p)
+
+    def test_missing_transcript(self):
+        _, p = self.hook("PreCompact", transcript_path=os.path.join(self.tmp, "nope.jsonl"))
+        self.assert_silent(p)
+        self.assertEqual(self.session_files(), [])
+        self.assertTrue(any("transcript not found" in l for l in self.log_lines()))
+
+    def test_damaged_transcript_lines_are_skipped(self):
+        self.transcript(["{broken", "", "[]", "null"] + TRANSCRIPT[:1] + ["\x00\x01garbage"])
+        _, p = self.hook("PreCompact")
+        self.assert_silent(p, logged=False)
+        self.assertEqual(len(self.session_files()), 1)
+
+    def test_unwritable_memory_folder(self):
+        self.transcript(TRANSCRIPT)
+        shutil.rmtree(os.path.join(self.dir, "memory"))
+        self.write("memory", "a file where the folder should be\n")  # nothing can be written under it
+        _, p = self.hook("PreCompact")
+        self.assert_silent(p)
+        self.assertTrue(any("Error" in l or "cannot" in l for l in self.log_lines()), self.log_lines())
+
+    def test_debug_prints_the_log_line_on_stderr(self):
+        _, p = self.hook(raw=b"{bad", env=clean_env(MEMORY_DEBUG="1"))
+        self.assertEqual(p.stdout, b"")
+        self.assertIn(b"memory hook:", p.stderr)
+
+    def test_damaged_index(self):
+        self.hook("SessionStart", source="startup")
+        for path in glob.glob(os.path.join(self.dir, ".memory", "index.sqlite3*")):
+            with open(path, "wb") as f:
+                f.write(b"garbage" * 100)
+        context, p = self.hook("UserPromptSubmit", prompt="How did I fix the RSS duplicate items in Feedly?",
+                               session_id="sess-9")
+        self.assertEqual(p.returncode, 0)  # recovered (rebuilt) or silent, never an error
+
+
+class RedactTest(unittest.TestCase):
+    def test_patterns(self):
+        from memsuite.capture import redact
+        for text in ("key sk-proj-abcdefghijklmnopqrstuvwx1234", "token=ghp_abcdefghijklmnopqrstuvwxyz012345",
+                     "Authorization: Basic dXNlcjpwYXNz", "https://bob:pa55w0rd@example.com/x",
+                     "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----",
+                     "password: correct-horse", "我的密码是 abc12345", "AWS AKIAIOSFODNN7EXAMPLE",
+                     "mysql --password hunter2", "xoxb-123456789012-abcdefghij"):
+            out = redact(text)
+            self.assertIn("[redacted]", out, text)
+            for secret in ("abcdefghijklmnop", "dXNlcjpwYXNz", "pa55w0rd", "b3BlbnNzaC1rZXk", "correct-horse",
+                           "abc12345", "AKIAIOSFODNN7EXAMPLE", "hunter2", "abcdefghij"):
+                if secret in text:
+                    self.assertNotIn(secret, out, text)
+
+    def test_ordinary_words_stay(self):
+        from memsuite.capture import redact
+        for text in ("the token budget is 500", "passwords should be rotated", "a secret recipe for 饺子",
+                     "Authorization is handled by the gateway"):
+            self.assertEqual(redact(text), text)
+
+
+class InstallTest(unittest.TestCase):
+    def test_claude_plugin_files(self):
+        with open(os.path.join(ROOT, ".claude-plugin", "plugin.json"), encoding="utf-8") as f:
+            manifest = json.load(f)
+        self.assertEqual(manifest["name"], "memory-suite")
+        with open(os.path.join(ROOT, "hooks", "hooks.json"), encoding="utf-8") as f:
+            hooks = json.load(f)["hooks"]
+        self.assertEqual(set(hooks), {"SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"})
+        for groups in hooks.values():
+            for group in groups:
+                for h in group["hooks"]:
+                    self.assertEqual(h["type"], "command")
+                    self.assertIn("${CLAUDE_PLUGIN_ROOT}/search.sh", h["command"])
+                    self.assertIn(" hook", h["command"])
+
+    @unittest.skipUnless(shutil.which("claude"), "the claude CLI is not installed")
+    def test_claude_plugin_validate(self):
+        p = subprocess.run(["claude", "plugin", "validate", ROOT], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn(b"Validation passed", p.stdout)
+
+    def test_codex_config(self):
+        with open(os.path.join(ROOT, "integrations", "codex", "hooks.json"), encoding="utf-8") as f:
+            hooks = json.load(f)["hooks"]
+        self.assertNotIn("SessionEnd", hooks)  # Codex has none: Stop captures instead
+        self.assertIn("--stop", hooks["Stop"][0]["hooks"][0]["command"])
+
+    def test_openclaw_hook_folder(self):
+        folder = os.path.join(ROOT, "integrations", "openclaw", "memory-suite")
+        with open(os.path.join(folder, "HOOK.md"), encoding="utf-8") as f:
+            head = f.read().split("---")[1]
+        for event in ("command:new", "command:reset", "session:compact:before"):
+            self.assertIn(event, head)
+        self.assertTrue(os.path.exists(os.path.join(folder, "handler.js")))
+
+
+def _node():
+    node = shutil.which("node")
+    if not node:
+        return None
+    try:
+        out = subprocess.run([node, "--version"], stdout=subprocess.PIPE, timeout=30).stdout.decode()
+        return node if int(out.strip().lstrip("v").split(".")[0]) >= 18 else None
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+
+
+class OpenClawHandlerTest(HookCase):
+    @unittest.skipUnless(_node(), "node >= 18 is not installed")
+    def test_handler_runs_search_sh_hook(self):
+        path = self.transcript(TRANSCRIPT)
+        handler = os.path.join(ROOT, "integrations", "openclaw", "memory-suite", "handler.js")
+        event = {"type": "session", "action": "compact:before", "sessionKey": "agent:main:main",
+                 "timestamp": "2026-12-01T09:00:00Z", "messages": [],
+                 "context": {"sessionId": "oc-77", "sessionFile": path, "workspaceDir": self.dir}}
+        script = ("import(process.argv[1]).then(m => m.default(JSON.parse(process.argv[2])))"
+                  ".then(() => console.log('done'))")
+        p = subprocess.run([_node(), "--input-type=module", "-e", script, handler, json.dumps(event)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(b"done", p.stdout)
+        [f] = self.session_files()
+        with open(f, encoding="utf-8") as fh:
+            self.assertIn("Fly.io", fh.read())
+        # as OpenClaw 2026.9 sends compact:before: only the session id; the transcript is in the state folder
+        state = os.path.join(self.tmp, "state")
+        os.makedirs(os.path.join(state, "agents", "main", "sessions"))
+        shutil.copy(path, os.path.join(state, "agents", "main", "sessions", "oc-88.jsonl"))
+        bare = dict(event, context={"sessionId": "oc-88", "messageCount": 11})
+        p = subprocess.run([_node(), "--input-type=module", "-e", script, handler, json.dumps(bare)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                           env=clean_env(OPENCLAW_STATE_DIR=state, MEMORY_DIR=self.dir))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(self.session_files()), 2)
+        event["type"], event["action"] = "command", "stop"  # not ours: nothing happens
+        p = subprocess.run([_node(), "--input-type=module", "-e", script, handler, json.dumps(event)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+
+class OpenClawCliTest(TempMemory):
+    @unittest.skipUnless(shutil.which("openclaw"), "the openclaw CLI is not installed")
+    def test_openclaw_sees_the_hook_ready(self):
+        home = os.path.join(self.tmp, "home")
+        shutil.copytree(os.path.join(ROOT, "integrations", "openclaw", "memory-suite"),
+                        os.path.join(home, ".openclaw", "hooks", "memory-suite"))
+        env = dict(os.environ, HOME=home)
+        env.pop("OPENCLAW_STATE_DIR", None)
+        p = subprocess.run(["openclaw", "hooks", "list", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=env, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        text = p.stdout.decode("utf-8")
+        data = json.loads(text[text.index("{"):])
+        [ours] = [h for h in data["hooks"] if h["name"] == "memory-suite"]
+        self.assertTrue(ours.get("eligible") and ours.get("loadable"), ours)
+        self.assertEqual(ours.get("unknownEvents"), [])
+        p = subprocess.run(["openclaw", "hooks", "info", "memory-suite"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, env=env, timeout=300)
+        self.assertIn(b"session:compact:before", p.stdout)
+
+
+class AddWritingTest(TempMemory):
+    def add(self, *args, input_bytes=None):
+        return subprocess.run([SEARCH, "add", "--dir", self.dir] + list(args), input=input_bytes,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(), timeout=60)
+
+    def read(self, rel):
+        with open(os.path.join(self.dir, rel), encoding="utf-8") as f:
+            return f.read()
+
+    def test_heading_is_reused(self):
+        for i in range(5):
+            self.assertEqual(self.add("batch note %d" % i, "--heading", "Batch").returncode, 0)
+        text = self.read("memory/%s.md" % TODAY)
+        self.assertEqual(text.count("## Batch"), 1)
+        self.assertEqual(text.count("batch note"), 5)
+
+    def test_heading_in_the_middle_gets_the_note_at_its_end(self):
+        self.write("MEMORY.md", "# MEMORY\n\n## People\n- Alice: designer\n\n## Work\n- Shop on Fly.io\n")
+        p = self.add("Bob: Alice's brother", "--heading", "People", "--file", "MEMORY.md", "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.read("MEMORY.md"),
+                         "# MEMORY\n\n## People\n- Alice: designer\n- Bob: Alice's brother\n\n## Work\n- Shop on Fly.io\n")
+        self.assertEqual(json.loads(p.stdout)["id"], "MEMORY.md:5-5")
+        found = subprocess.run([SEARCH, "--dir", self.dir, "get", "MEMORY.md:5-5", "--plain"],
+                               stdout=subprocess.PIPE, env=clean_env(), timeout=60).stdout.decode()
+        self.assertIn("Bob", found)
+
+    def test_unclosed_private_is_refused_and_status_warns(self):
+        self.write("memory/2026-01-01.md", "# 2026-01-01\n\n<private>\nmy diary\n")
+        before = self.read("memory/2026-01-01.md")
+        p = self.add("a public note", "--file", "memory/2026-01-01.md")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(b"private", p.stderr)
+        self.assertEqual(self.read("memory/2026-01-01.md"), before)
+        status = subprocess.run([SEARCH, "status", "--dir", self.dir], stdout=subprocess.PIPE, env=clean_env(),
+                                timeout=60).stdout.decode()
+        self.assertIn("memory/2026-01-01.md: <private> at line 3 is never closed", status)
+
+    def test_invalid_utf8_is_rejected(self):
+        self.write("memory/%s.md" % TODAY, "# %s\n\n- fine\n" % TODAY)
+        p = self.add("-", input_bytes=b"caf\xe9 au lait\n")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(b"UTF-8", p.stderr)
+        p = subprocess.run([SEARCH, "add", "--dir", self.dir, os.fsdecode(b"bad \xff arg")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(), timeout=60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        with open(os.path.join(self.dir, "memory", "%s.md" % TODAY), "rb") as f:
+            f.read().decode("utf-8")  # still valid UTF-8
+
+
+if __name__ == "__main__":
+    unittest.main()
