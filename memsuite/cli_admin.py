@@ -3,13 +3,12 @@ import os
 import sys
 import time
 
-from .citations import cite
+from .commands import add_result
 from .cli import cli_store, embedding_store, human_bytes, no_words, plural
 from .embeddings import embed_status
 from .jsonout import print_json
 from .markdown import unclosed_private
-from .notes import append_memory
-from .records import StoreError, UsageError
+from .records import UsageError
 from .results import problems_json
 from .sources import is_session
 
@@ -20,17 +19,12 @@ def cmd_add(args):
                          "from standard input)")
     text = sys.stdin.read() if args.words == ["-"] else " ".join(args.words)
     with cli_store(args) as store:
-        added = append_memory(store.root, text, args.heading, args.tags, args.file)
-        try:
-            store.sync(only=[added.path])  # the next search finds it at once
-        except StoreError as exc:
-            sys.stderr.write("search: warning: %s; the note is saved and will be indexed later\n" % exc)
-    cited = cite(added.path, added.start_line, added.end_line)
+        doc = add_result(store, text, args.heading, args.tags, args.file, args.request)
     if args.json:
-        print_json({"id": cited, "path": added.path, "start_line": added.start_line,
-                    "end_line": added.end_line, "created": added.created})
+        print_json(doc)
     else:
-        sys.stdout.write("added %s%s\n" % (cited, " (new file)" if added.created else ""))
+        sys.stdout.write("%s %s%s\n" % ("already added:" if doc.get("repeated") else "added", doc["id"],
+                                         " (new file)" if doc["created"] else ""))
     return 0
 
 
@@ -68,7 +62,8 @@ def unclosed_private_blocks(store):
 def cmd_status(args):
     no_words(args)
     with embedding_store(args) as store:
-        info = status_report(store)
+        from .commands import status_result
+        info = status_result(store)
     if args.json:
         print_json(info)
         return 0

@@ -4,9 +4,10 @@ import sys
 from .cli import cli_store, embedding_store
 from .index_records import Filters
 from .jsonout import print_json
-from .recall import DEFAULT_BUDGET, context_pack, estimate_tokens, gist, timeline
+from .commands import context_result, timeline_result
+from .recall import gist, timeline
 from .records import UsageError
-from .results import MAX_GET_LINES, _content, entry_json, read_cited
+from .results import MAX_GET_LINES, _content, read_cited
 from .sources import is_session, resolve_memory_dir
 
 
@@ -15,12 +16,12 @@ def cmd_timeline(args):
         raise UsageError("timeline takes one ID, citation or date (got %d): search.sh timeline "
                          "memory/2026-02-20.md:1-7" % len(args.words))
     with cli_store(args) as store:
+        if args.json:
+            print_json(timeline_result(store, args.words[0], args.before, args.after, args.full))
+            return 0
         store.refresh()
         entries = timeline(store, args.words[0], 3 if args.before is None else args.before,
                            3 if args.after is None else args.after)
-    if args.json:
-        print_json({"anchor": args.words[0], "entries": [entry_json(e, args.full) for e in entries]})
-        return 0
     for e in entries:
         mark = ">" if e.anchor else " "
         head = "%s %s  %s  %s" % (mark, e.id, e.date, e.heading)
@@ -36,12 +37,10 @@ def cmd_context(args):
     if not query.strip():
         raise UsageError("empty query (try: search.sh context \"what to recall\" --budget 1500)")
     with embedding_store(args) as store:
-        store.refresh()
         filters = Filters(args.since, args.until, args.path, args.dated_only)
-        text, entries = context_pack(store, query, args.budget or DEFAULT_BUDGET, filters)
+        text, doc = context_result(store, query, args.budget, filters)
     if args.json:
-        print_json({"query": query, "budget": args.budget or DEFAULT_BUDGET, "tokens": estimate_tokens(text),
-                    "stale": store.stale, "entries": [entry_json(e) for e in entries]})
+        print_json(doc)
     else:
         sys.stdout.write(text)
     return 0

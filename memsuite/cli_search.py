@@ -3,14 +3,14 @@ loaded only when run), and the search command itself."""
 import sys
 
 from .cli import Command, embedding_store, run_cli, use_colour
+from .commands import empty_note, run_search, search_result
 from .index_records import Filters, glob_matches
 from .jsonout import print_json
 from .options import (COMMON_OPTS, EMBED_CHOICES, Opt, to_choice, to_count, to_date, to_folder,
                       to_positive_int, to_seconds, to_unit_score)
-from .ranking import DEFAULT_LIMIT, MODES, search
-from .recall import gist, sort_newest_first
+from .ranking import MODES
+from .recall import gist
 from .records import UsageError
-from .results import compact_json, hit_json
 from .snippets import highlight
 from .tokenizer import tokenize
 
@@ -67,9 +67,12 @@ TIMELINE_OPTS = COMMON_OPTS + [
     Opt(("--full",), "full", None, None, "print every line, not a gist"),
 ]
 ADD_OPTS = COMMON_OPTS + [
-    Opt(("--heading",), "heading", "TEXT", str, "put the note under a '## TEXT' heading"),
+    Opt(("--heading",), "heading", "TEXT", str,
+        "put the note under '## TEXT' (at the end of that section if the file has one)"),
     Opt(("--tag",), "tags", "TAG", str, "end the note with #TAG (repeat for more)", True),
     Opt(("--file",), "file", "PATH", str, "append to this memory file (default: memory/<today>.md)"),
+    Opt(("--request",), "request", "KEY", str,
+        "a key for this note: adding again with the same key writes nothing (safe retries)"),
 ]
 WATCH_OPTS = COMMON_OPTS + [
     Opt(("--interval",), "interval", "SECONDS", to_seconds, "how often to check recent files (default 1)"),
@@ -132,16 +135,11 @@ def cmd_search(args):
     with embedding_store(args) as store:
         filters = Filters(args.since, args.until, args.path, args.dated_only,
                           None if args.source in (None, "all") else args.source)
-        hits = search(store, query, args.limit or DEFAULT_LIMIT, args.mode or "hybrid",
-                      args.min_score, filters, sync=True)
-        channels = hits.channels
-        if args.sort == "date":
-            hits = sort_newest_first(hits)
+        hits = run_search(store, query, args.limit, args.mode, args.min_score, filters, args.sort)
         related = linked_memories(store, hits) if args.related else None
         explain_no_hits(store, hits, args)
         if args.json:
-            doc = {"query": query, "backend": store.backend_name, "stale": store.stale, "channels": channels,
-                   "results": [compact_json(h) if args.compact else hit_json(h) for h in hits]}
+            doc = search_result(store, query, compact=args.compact, hits=hits)
             if related is not None:
                 from .graph import related_json
                 doc["related"] = [related_json(r, related_to=via) for r, via in related]
@@ -159,9 +157,9 @@ def explain_no_hits(store, hits, args):
     """A note on stderr when nothing matched for a reason the user can fix."""
     if hits:
         return
-    if not store.chunk_count():
-        sys.stderr.write("search: note: nothing is indexed in %s; point --dir or MEMORY_DIR at "
-                         "the folder that holds your notes\n" % store.root)
+    note = empty_note(store)
+    if note:
+        sys.stderr.write("search: note: %s\n" % note)
     elif args.path and not any(glob_matches(args.path, p) for p in store.known_files()):
         sys.stderr.write("search: note: no memory file matches --path %r\n" % args.path)
 

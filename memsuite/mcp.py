@@ -1,16 +1,18 @@
-"""The MCP server: JSON-RPC over stdio, standard library only."""
+"""The MCP server: JSON-RPC over stdio, standard library only.
+
+Each tool calls the command function the CLI calls (commands.py), so a tool's
+structuredContent is what `--json` prints.  No message a client sends stops
+the server: a bad one gets a JSON-RPC error or an isError result."""
 import sys
 
-from .citations import cite
 from .cli import embedding_store, no_words
+from .commands import add_result, context_result, empty_note, search_result, status_result, timeline_result
 from .index_records import Filters
 from .jsonout import to_json
-from .notes import append_memory
 from .options import to_date
-from .ranking import DEFAULT_LIMIT, MODES, search
-from .recall import DEFAULT_BUDGET, context_pack, estimate_tokens, sort_newest_first, timeline
+from .ranking import MODES
 from .records import StoreError, UsageError
-from .results import compact_json, entry_json, hit_json, read_cited
+from .results import read_cited
 
 
 # MCP server: the same library calls for any MCP client, over stdio
@@ -49,7 +51,9 @@ MCP_TOOLS = [
     _tool("memory_add", "Add a memory",
           "Append a note to today's daily log (or to a named memory file); returns its citation.",
           {"text": _STRING, "heading": _STRING, "tags": {"type": "array", "items": _STRING},
-           "file": dict(_STRING, description="a memory file inside the folder, e.g. MEMORY.md")},
+           "file": dict(_STRING, description="a memory file inside the folder, e.g. MEMORY.md"),
+           "request": dict(_STRING, description="a key for this note: a retry with the same key "
+                                                "writes nothing and returns the first answer")},
           ["text"], read_only=False, idempotent=False),
     _tool("memory_related", "Related memories",
           "Memories that share people, projects or terms with a citation, chunk or file.",
@@ -81,7 +85,18 @@ class McpServer:
         self.tools = {t["name"]: t for t in MCP_TOOLS}
 
     def handle(self, message):
-        """The response to one decoded message (None for a notification)."""
+        """The response to one decoded message (None for a notification);
+        never an exception, whatever the message holds."""
+        try:
+            return self._handle(message)
+        except Exception as exc:  # a bug must not take the server down
+            self.log("error: %s: %s" % (type(exc).__name__, exc))
+            ident = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
+            return _rpc_error(ident, -32603, "Internal error: %s" % type(exc).__name__)
+
+    def _handle(self, message):
+        if isinstance(message, dict) and not _valid_id(message.get("id")):
+            return _rpc_error(None, -32600, "Invalid Request: id must be a string, a number or null")
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or \
                 not isinstance(message.get("method", ""), str) or "method" not in message and "id" not in message:
             return _rpc_error(message.get("id") if isinstance(message, dict) else None, -32600, "Invalid Request")
@@ -105,13 +120,22 @@ class McpServer:
     def _initialize(self, params):
         asked = params.get("protocolVersion")
         version = asked if asked in MCP_VERSIONS else MCP_VERSIONS[0]
-        client = params.get("clientInfo") or {}
-        self.log("client %s %s, protocol %s" % (client.get("name", "?"), client.get("version", ""), version))
+        client = params.get("clientInfo")
+        client = client if isinstance(client, dict) else {}
+        self.log("client %.80s %.40s, protocol %s" % (client.get("name", "?"), client.get("version", ""), version))
+        instructions = ("Search the user's Markdown memory before answering about past work, people, "
+                        "preferences or dates; cite path:first-last; save what should be remembered "
+                        "with memory_add.")
+        try:
+            self.store.refresh()
+            note = empty_note(self.store)
+        except StoreError as exc:
+            note = str(exc)
+        if note:  # an empty folder must not read as "no memories"
+            instructions += " NOTE: " + note + "."
         return {"protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
                 "serverInfo": {"name": "memory-search", "title": "Markdown memory", "version": SERVER_VERSION},
-                "instructions": "Search the user's Markdown memory before answering about past work, people, "
-                                "preferences or dates; cite path:first-last; save what should be remembered "
-                                "with memory_add."}
+                "instructions": instructions}
 
     def _list(self, params):
         return {"tools": MCP_TOOLS}
@@ -119,8 +143,8 @@ class McpServer:
     def _call(self, params):
         name, arguments = params.get("name"), params.get("arguments", {})
         arguments = {} if arguments is None else arguments
-        if name not in self.tools:
-            raise _InvalidParams("Unknown tool: %s" % name)
+        if not isinstance(name, str) or name not in self.tools:
+            raise _InvalidParams("Unknown tool: %.100r" % (name,))
         if not isinstance(arguments, dict):
             raise _InvalidParams("arguments must be an object")
         try:
@@ -136,28 +160,20 @@ class McpServer:
 
     # --- the tools: each returns what the CLI prints with --json -------------
     def _memory_search(self, a):
-        store = self.store
-        filters = Filters(a.get("since"), a.get("until"), a.get("path"), False)
         for key in ("since", "until"):
             if a.get(key):
                 to_date(a[key])
-        hits = search(store, a["query"], a.get("limit", DEFAULT_LIMIT), a.get("mode", "hybrid"),
-                      a.get("min_score"), filters, sync=True)
-        if a.get("sort") == "date":
-            hits = sort_newest_first(hits)
-        return {"query": a["query"], "backend": store.backend_name, "stale": store.stale,
-                "results": [compact_json(h) if a.get("compact") else hit_json(h) for h in hits]}
+        filters = Filters(a.get("since"), a.get("until"), a.get("path"), False)
+        return search_result(self.store, a["query"], a.get("limit"), a.get("mode"), a.get("min_score"),
+                             filters, a.get("sort"), a.get("compact", False))
 
     def _memory_get(self, a):
         self.store.refresh()
         return read_cited(self.store.root, a["path"], a.get("from"), a.get("lines"), self.store)
 
     def _memory_add(self, a):
-        added = append_memory(self.store.root, a["text"], a.get("heading"), a.get("tags") or (),
-                                        a.get("file"))
-        self.store.sync(only=[added.path])
-        return {"id": cite(added.path, added.start_line, added.end_line), "path": added.path,
-                "start_line": added.start_line, "end_line": added.end_line, "created": added.created}
+        return add_result(self.store, a["text"], a.get("heading"), a.get("tags") or (), a.get("file"),
+                          a.get("request"))
 
     def _graph(self):
         from . import graph as linker  # loaded only when a client asks for links
@@ -173,21 +189,17 @@ class McpServer:
         return linker.entity_report(graph, a["name"], a.get("limit", 20))[1]
 
     def _memory_timeline(self, a):
-        self.store.refresh()
-        entries = timeline(self.store, a["anchor"], a.get("before", 3), a.get("after", 3))
-        return {"anchor": a["anchor"], "entries": [entry_json(e, False) for e in entries]}
+        return timeline_result(self.store, a["anchor"], a.get("before"), a.get("after"))
 
     def _memory_context(self, a):
-        self.store.refresh()
-        text, entries = context_pack(self.store, a["query"], a.get("budget", DEFAULT_BUDGET))
-        return {"query": a["query"], "text": text, "tokens": estimate_tokens(text),
-                "entries": [entry_json(e) for e in entries]}
+        return context_result(self.store, a["query"], a.get("budget"))[1]
 
     def _memory_status(self, a):
-        self.store.refresh()
-        info = self.store.status()
-        info["stale"] = self.store.stale or bool(info["stale_files"])
-        return info
+        return status_result(self.store)
+
+
+def _valid_id(ident):
+    return ident is None or isinstance(ident, str) or (isinstance(ident, (int, float)) and not isinstance(ident, bool))
 
 
 class _InvalidParams(Exception):
@@ -216,7 +228,8 @@ def _check_arguments(schema, arguments):
         if spec is None:
             raise ToolError("unknown argument: %s (known: %s)" % (key, ", ".join(sorted(properties)) or "none"))
         kind = _JSON_TYPES[spec["type"]]
-        if not isinstance(value, kind) or (spec["type"] in ("integer", "number") and isinstance(value, bool)):
+        if not isinstance(value, kind) or (spec["type"] in ("integer", "number") and isinstance(value, bool)) \
+                or (spec["type"] == "number" and value != value):
             raise ToolError("%s must be of type %s" % (key, spec["type"]))
         if "enum" in spec and value not in spec["enum"]:
             raise ToolError("%s must be one of: %s" % (key, ", ".join(spec["enum"])))
@@ -237,8 +250,8 @@ def serve_mcp(store, stdin, stdout, log=None):
             continue
         try:
             message = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            response = _rpc_error(None, -32700, "Parse error: %s" % exc)
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            response = _rpc_error(None, -32700, "Parse error: %s" % str(exc)[:200])
         else:
             if isinstance(message, list):
                 response = _rpc_error(None, -32600, "Invalid Request: batches are not supported")

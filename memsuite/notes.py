@@ -10,7 +10,7 @@ from .fileio import lock_file, unlock_file, write_bytes_atomic
 from .markdown import is_heading, split_lines, unclosed_private
 from .patterns import pattern
 from .records import StoreError, UsageError, record
-from .sources import check_memory_path
+from .sources import NO_MEMORY_FOLDER, check_memory_path, is_suite_folder
 
 
 Added = record("Added", "path start_line end_line created")
@@ -30,6 +30,8 @@ def append_memory(root, text, heading=None, tags=(), path=None, today=None):
     interleave.  Raises UsageError for an empty note, a bad tag or text that
     is not UTF-8, StoreError for a path outside the folder, a file that ends
     inside an unclosed <private> block, or a file that cannot be written."""
+    if is_suite_folder(root):
+        raise StoreError(NO_MEMORY_FOLDER)
     lines = [l.rstrip() for l in split_lines(text.strip("\n"))] if text else []
     if not any(l.strip() for l in lines):
         raise UsageError("the note is empty")
@@ -151,3 +153,44 @@ def _insert(full, rel, old, where, entry, newline):
     write_bytes_atomic(full, data + old[len(b"".join(kept)):], keep_mode=True)
     first = where + len(gap) + 1
     return Added(rel, first, first + len(entry) - 1, False)
+
+
+REQUESTS_FILE = "add-requests.tsv"  # beside the index: request key -> where its note went
+REQUESTS_KEPT = 1000
+
+
+def add_once(root, index_dir, request, text, heading=None, tags=(), path=None):
+    """(Added, repeated): append_memory, once per request key.  A key seen
+    before gives the note it wrote, and nothing is written again (a client
+    retrying after a timeout never doubles a note).  No key: always append."""
+    if not request or not index_dir:
+        return append_memory(root, text, heading, tags, path), False
+    if "\t" in request or "\n" in request or len(request) > 200:
+        raise UsageError("a request key is one line of at most 200 characters, without tabs")
+    from .fileio import FileLock
+    log = os.path.join(index_dir, REQUESTS_FILE)
+    with FileLock(log):
+        seen = _read_requests(log)
+        if request in seen:
+            return seen[request], True
+        added = append_memory(root, text, heading, tags, path)
+        rows = list(seen.items())[-(REQUESTS_KEPT - 1):] + [(request, added)]
+        data = "".join("%s\t%s\t%d\t%d\t%d\n" % (k, a.path, a.start_line, a.end_line, a.created) for k, a in rows)
+        try:
+            write_bytes_atomic(log, data.encode("utf-8", "surrogatepass"))
+        except OSError:
+            pass  # the note is saved; only a retry could double it
+        return added, False
+
+
+def _read_requests(log):
+    seen = {}
+    try:
+        with open(log, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) == 5:
+                    seen[parts[0]] = Added(parts[1], int(parts[2]), int(parts[3]), parts[4] == "1")
+    except (OSError, ValueError):
+        pass
+    return seen

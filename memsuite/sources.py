@@ -40,20 +40,103 @@ def resolve_memory_dir(arg=None):
 
 def enclosing_workspace(folder, levels=3):
     """The agent workspace a skill folder is installed in: the nearest of the
-    folder and its three parents that holds MEMORY.md or memory/, or whose
-    workspace/ does (OpenClaw keeps its skills in ~/.openclaw/skills and its
-    memory in ~/.openclaw/workspace).  None if there is none."""
+    folder and its three parents that holds MEMORY.md or memory/, or an
+    agent's own files (AGENTS.md, SOUL.md, ...: a fresh OpenClaw workspace has
+    no memory yet), or whose workspace/ does (OpenClaw keeps its skills in
+    ~/.openclaw/skills and its memory in ~/.openclaw/workspace).  The suite's
+    own folder never counts.  None if there is none."""
     here = os.path.abspath(folder)  # not realpath: a symlinked install looks where it is linked
+    suite = os.path.realpath(SUITE_DIR)
     for _ in range(levels + 1):
         for candidate in (here, os.path.join(here, "workspace")):
-            if os.path.isfile(os.path.join(candidate, "MEMORY.md")) or \
-                    os.path.isdir(os.path.join(candidate, "memory")):
+            if os.path.realpath(candidate) != suite and (is_agent_workspace(candidate) or os.path.isfile(
+                    os.path.join(candidate, "MEMORY.md")) or os.path.isdir(os.path.join(candidate, "memory"))):
                 return candidate
         parent = os.path.dirname(here)
         if parent == here:
             break
         here = parent
     return None
+
+
+def is_suite_folder(root):
+    """True for the suite's own folder: the fallback when no memory folder is
+    found, searched but never written to (a reinstall would delete it)."""
+    return os.path.realpath(root) == os.path.realpath(SUITE_DIR)
+
+
+NO_MEMORY_FOLDER = ("no memory folder found (the suite's own folder is never written to): set "
+                    "MEMORY_DIR=/path/to/your/notes or pass --dir, or create MEMORY.md in your agent's workspace")
+
+# An agent's own files: a folder holding one is an agent workspace, whose
+# memories are MEMORY.md and memory/** (as OpenClaw indexes them), not these.
+AGENT_MARKERS = ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "TOOLS.md", "HEARTBEAT.md", "BOOTSTRAP.md")
+IGNORE_FILE = ".memoryignore"
+
+
+def is_agent_workspace(folder):
+    return any(os.path.isfile(os.path.join(folder, m)) for m in AGENT_MARKERS)
+
+
+class FolderRule:
+    """Which Markdown files of a memory folder are memories.
+
+    In an agent workspace (see AGENT_MARKERS): MEMORY.md and memory/**.
+    Elsewhere: every Markdown file.  Either way a .memoryignore in the folder
+    adjusts it, gitignore style: one pattern a line ('#' comments), 'drafts/'
+    a folder anywhere, '/notes/old.md' from the top, '*' and '**' as usual,
+    and '!pattern' takes a file back (in a workspace, '!notes/**' adds notes/).
+    The last pattern that matches a path decides."""
+
+    def __init__(self, root):
+        self.workspace = is_agent_workspace(root)
+        self.patterns = []
+        try:
+            with open(os.path.join(root, IGNORE_FILE), encoding="utf-8", errors="replace") as f:
+                lines = [l.strip() for l in f]
+        except OSError:
+            lines = []
+        for line in lines:
+            if not line or line.startswith("#"):
+                continue
+            keep = line.startswith("!")
+            line = line[1:] if keep else line
+            dir_only = line.endswith("/")
+            anchored = "/" in line.rstrip("/")  # '/x' or 'a/b': from the top, as in gitignore
+            line = line.strip("/")
+            if line:
+                self.patterns.append((line, keep, dir_only, anchored))
+        self.takes_back = any(keep for _, keep, _, _ in self.patterns)
+
+    def admits(self, rel):
+        """True if the file at rel ('/'-separated) is a memory."""
+        if self.workspace:
+            top = rel.split("/", 1)[0]
+            admitted = rel.lower() == "memory.md" or (top == "memory" and "/" in rel)
+        else:
+            admitted = True
+        for pattern_, keep, dir_only, anchored in self.patterns:
+            if _ignore_match(rel, pattern_, dir_only, anchored):
+                admitted = keep
+        return admitted
+
+    def may_hold(self, rel_dir):
+        """False for a folder none of whose files can be admitted (not read at all)."""
+        if self.workspace and not self.takes_back and rel_dir.split("/", 1)[0] != "memory":
+            return False
+        return not any(not keep and _ignore_match(rel_dir, p, False, a) for p, keep, _, a in self.patterns) \
+            or self.takes_back
+
+
+def _ignore_match(rel, pattern_, dir_only, anchored):
+    import fnmatch
+    parts = rel.split("/")
+    folders = ["/".join(parts[:i]) for i in range(1, len(parts))]
+    if anchored:
+        candidates = folders + ([] if dir_only else [rel])
+        return any(fnmatch.fnmatchcase(c, pattern_) for c in candidates)
+    names = parts[:-1] + ([] if dir_only else parts[-1:])
+    return any(fnmatch.fnmatchcase(n, pattern_) for n in names)
 
 
 def file_date(path):
@@ -122,6 +205,7 @@ def discover(root, index_dir=None, folders=None):
     files, problems = [], []
     index_dir = os.path.realpath(index_dir) if index_dir else None
     suite = os.path.realpath(SUITE_DIR)
+    rule = FolderRule(root)
     root_prefix = root.rstrip(os.sep) + os.sep
     stack = [(root, "")]
     while stack:
@@ -149,10 +233,10 @@ def discover(root, index_dir=None, folders=None):
                 continue
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if entry.path != index_dir:
+                    if entry.path != index_dir and rule.may_hold(rel):
                         subfolders.append((entry.path, rel + "/"))
                     continue
-                if not name.lower().endswith(".md"):
+                if not name.lower().endswith(".md") or not rule.admits(rel):
                     continue
                 if entry.is_symlink() and not os.path.realpath(entry.path).startswith(root_prefix):
                     problems.append((rel, "symlink-outside"))
@@ -196,12 +280,27 @@ def _encodable(name):
 
 def check_memory_path(root, rel):
     """The absolute path of a memory file named by a path inside root, or
-    StoreError: only what the index would read (no hidden or non-Markdown
-    files, nothing outside root)."""
-    parts = rel.replace("\\", "/").split("/")
-    if any(p.startswith(".") and p not in (".", "..") for p in parts) or not rel.lower().endswith(".md"):
-        raise StoreError("not a memory file (a .md file outside hidden folders): %s" % rel)
-    return safe_join(root, rel)
+    StoreError: only a file the index would read (Markdown, not hidden, not
+    in another skill's folder, not the suite's own, admitted by the folder's
+    rule), so neither add nor get reaches an agent's instructions."""
+    norm = rel.replace("\\", "/")
+    parts = [p for p in norm.split("/") if p not in ("", ".")]
+    why = None
+    if any(p.startswith(".") and p != ".." for p in parts) or not norm.lower().endswith(".md"):
+        why = "a .md file outside hidden folders"
+    full = safe_join(root, rel)
+    rel = "/".join(parts)
+    if why is None:
+        folders = [os.path.join(root, *parts[:i]) for i in range(len(parts))]
+        if is_suite_folder(root) and parts[0] in SUITE_SKIP:
+            why = "not the suite's own files"
+        elif any(os.path.isfile(os.path.join(f, "SKILL.md")) for f in folders[1:]):
+            why = "not another skill's files"
+        elif not FolderRule(root).admits(rel):
+            why = "one the folder's rule indexes (MEMORY.md and memory/** in an agent workspace; see %s)" % IGNORE_FILE
+    if why:
+        raise StoreError("not a memory file (%s): %s" % (why, rel))
+    return full
 
 
 def read_memory_lines(root, rel, sessions_dir=None):

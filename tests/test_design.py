@@ -42,7 +42,7 @@ class ModuleGraphTest(unittest.TestCase):
         ("store", "store"),
         ("search", "query synonyms dates ranking passages snippets recall results embeddings"),
         ("links", "entities graph graph_export layout"),
-        ("commands", "cli cli_search cli_recall cli_admin cli_link mcp watch page hooks brief capture"),
+        ("commands", "cli commands cli_search cli_recall cli_admin cli_link mcp watch page hooks brief capture"),
     ]
 
     def layer_of(self):
@@ -127,7 +127,7 @@ class QueryPathTest(TempMemory):
         "memsuite.citations", "memsuite.sources", "memsuite.index_records", "memsuite.sqlite_index",
         "memsuite.store", "memsuite.query", "memsuite.synonyms", "memsuite.dates", "memsuite.ranking",
         "memsuite.passages", "memsuite.snippets", "memsuite.recall", "memsuite.results", "memsuite.cli",
-        "memsuite.cli_search",
+        "memsuite.cli_search", "memsuite.commands",
     }
     NEVER = {"json", "argparse", "memsuite.prepare", "memsuite.chunker", "memsuite.sqlite_writer",
              "memsuite.json_index", "memsuite.json_writer", "memsuite.link_tables", "memsuite.entities",
