@@ -26,6 +26,8 @@ def search_result(store, query, limit=None, mode=None, min_score=None, filters=N
         hits = run_search(store, query, limit, mode, min_score, filters, sort)
     doc = {"query": query, "backend": store.backend_name, "stale": store.stale, "channels": hits.channels,
            "results": [compact_json(h) if compact else hit_json(h) for h in hits]}
+    if store.checked_by:
+        doc["checked"] = store.checked_by
     note = empty_note(store)
     if note and not hits:
         doc["note"] = note

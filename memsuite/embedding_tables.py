@@ -2,7 +2,7 @@
 import math
 import os
 
-from .fileio import write_json_atomic
+from .fileio import FileLock, write_json_atomic
 from .index_records import _batched
 from .sqlite_index import _WriteTransaction
 
@@ -28,19 +28,22 @@ class SqliteEmbeddings:
 
     def __init__(self, backend):
         self.backend = backend
-        self.ready = False
+        self.ready_at = None  # the schema version the table was last seen at
 
     @property
     def conn(self):
         return self.backend.conn
 
     def ensure(self):
-        if not self.ready:
+        """Make the table if needed.  Checked against the schema's version, not
+        once per process: another process's rebuild drops it."""
+        version = self.conn.execute("PRAGMA schema_version").fetchone()[0]
+        if version != self.ready_at:
             self.conn.execute("CREATE TABLE IF NOT EXISTS vectors(id INTEGER PRIMARY KEY, model TEXT NOT NULL, "
                               "hash TEXT NOT NULL, vec BLOB NOT NULL)")
             self.conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS vectors_by_key ON vectors(model, hash)")
             self.conn.execute("CREATE INDEX IF NOT EXISTS chunks_by_hash ON chunks(hash)")
-            self.ready = True
+            self.ready_at = self.conn.execute("PRAGMA schema_version").fetchone()[0]
 
     def missing(self, model, limit):
         """[StoredChunk] of chunks whose text has no vector of this model (one per text)."""
@@ -142,9 +145,13 @@ class JsonEmbeddings:
         return sum(1 for h in self._load().get(model, {}) if h in hashes), len(hashes)
 
     def put(self, model, rows):
+        """Keep vectors, under the file's lock, beside what another process
+        may have written meanwhile."""
         import base64
-        self._load().setdefault(model, {}).update((h, base64.b64encode(v).decode("ascii")) for h, v in rows)
-        self._save()
+        with FileLock(self.path):
+            self.data = None  # read again inside the lock
+            self._load().setdefault(model, {}).update((h, base64.b64encode(v).decode("ascii")) for h, v in rows)
+            self._save()
 
     def get(self, model, hashes):
         import base64

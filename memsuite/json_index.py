@@ -122,7 +122,10 @@ class JsonBackend:
         self.data = None
 
     def is_corruption(self, exc):
-        return False
+        """Whether an error found after opening means a damaged file (text
+        that no longer decodes), not a bug."""
+        import zlib
+        return isinstance(exc, (UnicodeDecodeError, zlib.error)) or type(exc).__name__ == "JSONDecodeError"
 
     def files_on_disk(self):
         if not self.path:

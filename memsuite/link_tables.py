@@ -2,7 +2,7 @@
 import os
 from collections import Counter
 
-from .fileio import write_json_atomic
+from .fileio import FileLock, write_json_atomic
 from .index_records import _batched
 from .sqlite_index import _WriteTransaction
 
@@ -171,8 +171,13 @@ class JsonLinks:
         return os.path.join(self.backend.index_dir, self.filename) if self.backend.index_dir else None
 
     def ensure(self, version):
-        version = "%s %s" % (version, self.backend.settings)
-        self.version, self.files, self.rows = version, {}, {}
+        self.version = "%s %s" % (version, self.backend.settings)
+        self._reload()
+        self._aggregate()
+
+    def _reload(self):
+        """What the links file holds now (another process may have written it)."""
+        version, self.files, self.rows = self.version, {}, {}
         if self.path and os.path.exists(self.path):
             import json
             try:
@@ -183,12 +188,19 @@ class JsonLinks:
                     self.rows = {p: [tuple(r) for r in rs] for p, rs in data["mentions"].items()}
             except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
                 self.files, self.rows = {}, {}  # damaged: the linker fills it again
-        self._aggregate()
 
     def known_files(self):
         return dict(self.files)
 
     def apply(self, changes):
+        """Apply changes under the file's lock, on what another process may
+        have written meanwhile (no writer's links are lost)."""
+        with FileLock(self.path):
+            if self.path:
+                self._reload()
+            self._apply_locked(changes)
+
+    def _apply_locked(self, changes):
         for path, digest, rows in changes:
             self.rows.pop(path, None)
             self.files.pop(path, None)

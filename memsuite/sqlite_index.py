@@ -154,7 +154,11 @@ class SqliteBackend:
             self.conn = None
 
     def is_corruption(self, exc):
-        """Whether an SQLite error means the file itself is damaged (not busy, not a bug)."""
+        """Whether an error means the file itself is damaged (not busy, not a
+        bug): SQLite's own word, or a stored block that no longer unpacks."""
+        import zlib
+        if isinstance(exc, zlib.error):
+            return True
         if not isinstance(exc, self.sqlite3.DatabaseError):
             return False
         msg = str(exc).lower()

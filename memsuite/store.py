@@ -149,6 +149,15 @@ class _Recovering:
             lambda: getattr(getattr(self._store.backend, self._part), name)(*args))
 
 
+def _identity(path):
+    """(device, inode) of a file, or None: which file, not which name."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
 class MemoryStore:
     """A memory folder and its index.
 
@@ -170,6 +179,7 @@ class MemoryStore:
         self.fallback_reason = None
         self.last_report = None
         self.stale = False  # True when the last refresh could not update the index
+        self.checked_by = None  # when a watcher checked the folder for the last refresh: what and when
         self.embedder = None  # an embedding provider (memory_search.make_embedder), or None: off
         self.embed_report = {"requested": "off", "provider": None, "model": None, "dim": None, "skipped": {}}
         self.embed_error = None  # why the last use of the embedder failed, or None
@@ -220,11 +230,14 @@ class MemoryStore:
         return None
 
     def _open_backend(self):
+        self._opened_identity = None
         try:
             self.backend.open()
         except IndexDamaged as exc:
             self._quarantine(exc)
             self.backend.open()
+        files = self.backend.files_on_disk()
+        self._opened_identity = _identity(files[0]) if files else None
 
     # --- what is indexed ------------------------------------------------------
     def discover(self, folders=None):
@@ -261,16 +274,23 @@ class MemoryStore:
                 raise
             damage = exc
         self._quarantine(damage)
-        self.backend.open()
+        self._open_backend()
         if resync:
             self._sync()
         return fn(*args, **kwargs)
 
     def _quarantine(self, exc):
+        """Move the damaged index aside: the very file this process opened
+        (another process may have rebuilt a healthy one at the same path)."""
+        opened = self._opened_identity
         self.backend.close()
+        files = self.backend.files_on_disk()
+        if opened and files and _identity(files[0]) not in (None, opened):
+            self.warn("the index was rebuilt by another process meanwhile; reading the new one")
+            return
         stamp = time.strftime("%Y%m%d-%H%M%S")
         moved = None
-        for path in self.backend.files_on_disk():
+        for path in files:
             if os.path.exists(path):
                 target = "%s.damaged-%s" % (path, stamp)
                 os.replace(path, target)
@@ -291,7 +311,8 @@ class MemoryStore:
         sync before answering; if the index cannot be written (another process
         busy, a full disk), warn and answer from the last good index, with
         self.stale set.  Returns self.stale."""
-        if not self.watcher_is_fresh():  # else `search.sh watch` checked the folder a moment ago
+        self.checked_by = self._watcher_check()
+        if self.checked_by is None:
             try:
                 self.sync()
                 self.stale = False
@@ -437,13 +458,16 @@ class MemoryStore:
     def _heartbeat_path(self):
         return os.path.join(self.index_dir, self.HEARTBEAT) if self.index_dir else None
 
-    def beat(self, interval):
-        """Say that this process (a watcher) checked the folder just now."""
+    def beat(self, interval, every_file=None):
+        """Say that this process (a watcher) checked the folder just now: its
+        recent files, and every file at time every_file (default: now)."""
         path = self._heartbeat_path()
         if path:
             tmp = "%s.tmp-%d" % (path, os.getpid())
+            now = time.time()
             with open(tmp, "w", encoding="utf-8") as f:
-                f.write("%d %s %r %s\n" % (os.getpid(), interval, time.time(), self._heartbeat_folder()))
+                f.write("%d %s %r %s %r\n" % (os.getpid(), interval, now, self._heartbeat_folder(),
+                                              every_file or now))
             os.replace(tmp, path)  # no fsync: a lost heartbeat only means a scan
 
     def _heartbeat_folder(self):
@@ -456,19 +480,32 @@ class MemoryStore:
             os.unlink(path)
 
     def watcher(self):
-        """{pid, interval, checked, alive, fresh} of the watcher of this folder, or None."""
+        """{pid, interval, checked, every_file, alive, fresh} of the watcher of
+        this folder (checked: when it last looked at the recent files; every_file:
+        at all of them), or None."""
         path = self._heartbeat_path()
         try:
             with open(path, encoding="utf-8") as f:
-                pid, interval, checked, folder = f.read().rstrip("\n").split(" ", 3)
-            pid, interval, checked = int(pid), float(interval), float(checked)
+                pid, interval, checked, folder, every_file = f.read().split()
+            pid, interval, checked, every_file = int(pid), float(interval), float(checked), float(every_file)
         except (OSError, TypeError, ValueError):
             return None
         if folder != self._heartbeat_folder():
             return None  # a watcher of another folder sharing this index folder
         alive = _process_alive(pid)
-        return {"pid": pid, "interval": interval, "checked": checked, "alive": alive,
+        return {"pid": pid, "interval": interval, "checked": checked, "every_file": every_file, "alive": alive,
                 "fresh": alive and time.time() - checked <= 2 * interval + 0.5}
+
+    def _watcher_check(self):
+        """What a live watcher checked for us ({by, recent_files_seconds_ago,
+        every_file_seconds_ago}: it looks at every file less often than at
+        the recent ones), or None when this process must check itself."""
+        watcher = self.watcher() if self.index_dir else None
+        if not (watcher and watcher["fresh"] and watcher["pid"] != os.getpid()):
+            return None
+        now = time.time()
+        return {"by": "watch", "recent_files_seconds_ago": round(now - watcher["checked"], 1),
+                "every_file_seconds_ago": round(now - watcher["every_file"], 1)}
 
     def watcher_is_fresh(self):
         found = self.watcher() if self.index_dir else None
