@@ -86,6 +86,12 @@ def cmd_status(args):
             ("embedding", _embedding_line(info["embedding"])),
             ("stale files", ", ".join(info["stale_files"]) or "none"),
             ("problem files", "none" if not info["problem_files"] else "")]
+    pg = info.get("postgres")
+    if pg:  # the shared server: which driver runs, where (never credentials), which namespaces
+        rows[2:3] = [("driver", pg["driver"]), ("server", pg["server"]), ("namespace", pg["namespace"]),
+                     ("searches", pg["reads"]),
+                     ("namespaces", ", ".join("%s (%d files)" % (n["namespace"], n["files"])
+                                              for n in pg["namespaces"]) or "none")]
     for label, value in rows:
         sys.stdout.write("%-15s %s\n" % (label + ":", value))
     for p in info["problem_files"]:

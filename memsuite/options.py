@@ -85,8 +85,10 @@ COMMON_OPTS = [
     Opt(("--dir",), "dir", "DIR", to_folder, "memory folder (default: $MEMORY_DIR, else the workspace "
                                               "the suite sits in)"),
     Opt(("--json",), "json", None, None, "print one JSON object"),
-    Opt(("--backend",), "backend", "NAME", to_choice("auto", "sqlite", "json"),
-        "index backend: auto (default), sqlite or json"),
+    Opt(("--backend",), "backend", "NAME", to_choice("auto", "sqlite", "json", "postgres"),
+        "index backend: auto (default), sqlite, json or postgres ($MEMORY_BACKEND)"),
+    Opt(("--namespace",), "namespace", "NAME", str,
+        "postgres: this folder's namespace ($MEMORY_NAMESPACE); a,b or all: the namespaces a search reads"),
     Opt(("--sessions",), "sessions", "DIR", to_folder,
         "also index agent transcripts (*.jsonl) in DIR ($MEMORY_SESSIONS_DIR)"),
 ]

@@ -7,7 +7,7 @@ import time
 
 from .index_records import SyncReport, plan_sync, stat_digest
 from .params import DEFAULT_PARAMS
-from .records import IndexDamaged, StoreError
+from .records import IndexDamaged, StoreError, UsageError
 from .sources import (INDEX_DIRNAME, discover, is_session, read_memory_lines, resolve_memory_dir,
     stat_sources)
 from .sqlite_index import NoFts5, SqliteBackend, sqlite_unavailable_reason
@@ -165,7 +165,8 @@ class MemoryStore:
     >>> store.refresh()                     # cheap when nothing changed
     """
 
-    def __init__(self, root=None, backend=None, index_dir=None, warn=None, params=None, sessions=None):
+    def __init__(self, root=None, backend=None, index_dir=None, warn=None, params=None, sessions=None,
+                 namespace=None):
         self.root = resolve_memory_dir(root)
         self.sessions_dir = _sessions_dir(sessions)
         self.params = params or DEFAULT_PARAMS
@@ -174,8 +175,8 @@ class MemoryStore:
             raise StoreError("index folder is not writable: %s" % index_dir)
         self.index_dir = index_dir or locate_index_dir(self.root)
         requested = (backend or os.environ.get("MEMORY_BACKEND") or "auto").lower()
-        if requested not in ("auto", "sqlite", "json"):
-            raise StoreError("unknown backend %r (use auto, sqlite or json)" % requested)
+        if requested not in ("auto", "sqlite", "json", "postgres"):
+            raise StoreError("unknown backend %r (use auto, sqlite, json or postgres)" % requested)
         self.fallback_reason = None
         self.last_report = None
         self.stale = False  # True when the last refresh could not update the index
@@ -183,6 +184,13 @@ class MemoryStore:
         self.embedder = None  # an embedding provider (memory_search.make_embedder), or None: off
         self.embed_report = {"requested": "off", "provider": None, "model": None, "dim": None, "skipped": {}}
         self.embed_error = None  # why the last use of the embedder failed, or None
+        if requested == "postgres":  # a shared server (postgres.py); its driver is imported only now
+            from .postgres import PostgresBackend
+            self.backend = PostgresBackend(self.root, namespace, self.params, self.warn)
+            self._open_backend()
+            return
+        if namespace:
+            raise UsageError("--namespace needs the postgres backend (MEMORY_BACKEND=postgres)")
         if requested != "json":
             reason = self._open_sqlite()
             if reason is None:
@@ -282,6 +290,11 @@ class MemoryStore:
     def _quarantine(self, exc):
         """Move the damaged index aside: the very file this process opened
         (another process may have rebuilt a healthy one at the same path)."""
+        if hasattr(self.backend, "discard"):  # a shared server: empty this folder's namespace alone
+            self.backend.discard()
+            self.warn("index was damaged (%s); emptied namespace %s and rebuilt it from the Markdown"
+                      % (str(exc).splitlines()[0] if str(exc) else type(exc).__name__, self.backend.ns))
+            return
         opened = self._opened_identity
         self.backend.close()
         files = self.backend.files_on_disk()
@@ -603,7 +616,7 @@ class MemoryStore:
             "backend": self.backend.name,
             "fts5": sqlite_unavailable_reason() is None,
             "fallback_reason": self.fallback_reason,
-            "index_path": on_disk[0] if on_disk else ":memory:",
+            "index_path": stats.get("index_path") or (on_disk[0] if on_disk else ":memory:"),
             "stale_files": sorted(changed + removed),
             "problem_files": [{"path": p, "issue": i} for p, i in issues],
         })
