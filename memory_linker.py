@@ -10,6 +10,8 @@ chunk (graph.py); graph_export.py draws it; cli_link.py is `link.sh`.
 """
 import sys
 
+from memsuite import front_door
+
 __all__ = [
     "extract_entities", "entity_key", "Mention", "LinkGraph", "Entity", "Related", "Appearance",
     "synced_graph", "entity_report", "related_report", "graph_json", "graph_dot", "graph_mermaid",
@@ -37,21 +39,7 @@ _HOMES = {
 _MODULES = ("entities", "graph", "graph_export", "cli_link")
 
 
-def __getattr__(name):
-    """Load a name's module on first use (PEP 562) and keep the name here."""
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from importlib import import_module
-    home = _HOMES.get(name)
-    for module in [home] if home else _MODULES:
-        value = getattr(import_module("memsuite." + module), name, _MISSING)
-        if value is not _MISSING:
-            globals()[name] = value
-            return value
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))
-
-
-_MISSING = object()
+__getattr__ = front_door(globals(), _HOMES, _MODULES)
 
 
 def main(argv=None):

@@ -13,6 +13,8 @@ when it runs.
 """
 import sys
 
+from memsuite import front_door
+
 __all__ = [
     "search", "Hit", "analyse_query", "make_snippet", "highlight", "hit_json", "compact_json",
     "timeline", "context_pack", "pack", "estimate_tokens", "read_cited", "watch", "make_embedder",
@@ -38,24 +40,11 @@ _HOMES = {
     "McpServer": "mcp",
 }
 # Other names (for tests and tools) are looked up in these modules, in order.
-_MODULES = ("ranking", "query", "synonyms", "dates", "passages", "snippets", "recall", "results", "embeddings", "watch", "mcp", "cli_search", "cli_recall", "cli_admin")
+_MODULES = ("ranking", "query", "synonyms", "dates", "passages", "snippets", "recall", "results",
+            "embeddings", "watch", "mcp", "cli_search", "cli_recall", "cli_admin")
 
 
-def __getattr__(name):
-    """Load a name's module on first use (PEP 562) and keep the name here."""
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from importlib import import_module
-    home = _HOMES.get(name)
-    for module in [home] if home else _MODULES:
-        value = getattr(import_module("memsuite." + module), name, _MISSING)
-        if value is not _MISSING:
-            globals()[name] = value
-            return value
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))
-
-
-_MISSING = object()
+__getattr__ = front_door(globals(), _HOMES, _MODULES)
 
 
 def main(argv=None):

@@ -10,6 +10,8 @@ code lives in the package `memsuite/`, one concern a file (the README's "How
 it works" has the map); this module names the public part and loads each
 piece only when it is first used, so a search pays only for what it needs.
 """
+from memsuite import front_door
+
 __all__ = [
     "Params", "DEFAULT_PARAMS", "StoreError", "UsageError", "record", "tokenize", "index_terms",
     "stem", "is_cjk", "term_spans", "fold", "term_grams", "bm25_idf", "bm25_weight", "log_tf",
@@ -54,21 +56,10 @@ _HOMES = {
     "append_memory": "notes",
 }
 # Other names (for tests and tools) are looked up in these modules, in order.
-_MODULES = ("records", "params", "patterns", "chinese", "stemmer", "tokenizer", "bm25", "markdown", "citations", "sources", "transcripts", "chunker", "index_records", "prepare", "fileio", "sqlite_index", "sqlite_writer", "json_index", "json_writer", "link_tables", "embedding_tables", "store", "notes", "options", "jsonout", "cli")
+_MODULES = ("records", "params", "patterns", "chinese", "stemmer", "tokenizer", "bm25",
+            "markdown", "citations", "sources", "transcripts", "chunker", "index_records",
+            "prepare", "fileio", "sqlite_index", "sqlite_writer", "json_index", "json_writer",
+            "link_tables", "embedding_tables", "store", "notes", "options", "jsonout", "cli")
 
 
-def __getattr__(name):
-    """Load a name's module on first use (PEP 562) and keep the name here."""
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from importlib import import_module
-    home = _HOMES.get(name)
-    for module in [home] if home else _MODULES:
-        value = getattr(import_module("memsuite." + module), name, _MISSING)
-        if value is not _MISSING:
-            globals()[name] = value
-            return value
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))
-
-
-_MISSING = object()
+__getattr__ = front_door(globals(), _HOMES, _MODULES)

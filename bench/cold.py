@@ -11,9 +11,11 @@ Usage: python3 bench/cold.py --before DIR [--runs 7] FOLDER...
 """
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,16 +30,17 @@ def timed(argv, env):
     return time.perf_counter() - t
 
 
-def run(folder, checkouts, python, runs, env):
+def run(copies, checkouts, python, runs, env):
+    """copies: {checkout name: its own copy of the folder} (indexes are never shared)."""
     times = {}
     for _ in range(runs):
         times.setdefault("bare", []).append(timed([python, "-S", "-c", "pass"], env))
         for name, code in checkouts:
             for q in QUERIES:
                 times.setdefault((name, "query"), []).append(
-                    timed([os.path.join(code, "search.sh"), "--dir", folder, q, "--json"], env))
+                    timed([os.path.join(code, "search.sh"), "--dir", copies[name], q, "--json"], env))
             times.setdefault((name, "entity"), []).append(
-                timed([os.path.join(code, "link.sh"), "entity", ENTITY, "--dir", folder], env))
+                timed([os.path.join(code, "link.sh"), "entity", ENTITY, "--dir", copies[name]], env))
     return {k: statistics.median(v) * 1000 for k, v in times.items()}
 
 
@@ -55,22 +58,28 @@ def main(argv=None):
     if args.no_bytecode:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     checkouts = [("before", os.path.abspath(args.before)), ("after", ROOT)]
-    for _, code in checkouts:  # warm: indexes built, bytecode written
-        for folder in args.folders:
-            subprocess.run([os.path.join(code, "search.sh"), "sync", "--dir", folder], env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            subprocess.run([os.path.join(code, "search.sh"), "x", "--dir", folder], env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    tmp = tempfile.mkdtemp()
+    copies = {}
+    for folder in args.folders:
+        copies[folder] = {}
+        for name, code in checkouts:  # each its own copy and index; warm: built, bytecode written
+            copy = copies[folder][name] = os.path.join(tmp, name, os.path.basename(folder.rstrip("/")))
+            shutil.copytree(folder, copy, ignore=shutil.ignore_patterns(".memory"))
+            for argv in (["reindex.sh", "--dir", copy], ["search.sh", "x", "--dir", copy],
+                         ["link.sh", "build", "--dir", copy]):
+                subprocess.run([os.path.join(code, argv[0])] + argv[1:], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     print("interpreter %s, PYTHONDONTWRITEBYTECODE=%s, %d runs" % (args.python, "1" if args.no_bytecode else "unset",
                                                                    args.runs))
     print("| folder | bare python -S | query before | query after | after − bare | entity before | entity after |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for folder in args.folders:
-        t = run(folder, checkouts, args.python, args.runs, env)
+        t = run(copies[folder], checkouts, args.python, args.runs, env)
         print("| %s | %.0f | %.0f | %.0f | +%.0f | %.0f | %.0f |" % (
             os.path.basename(folder.rstrip("/")), t["bare"], t[("before", "query")], t[("after", "query")],
             t[("after", "query")] - t["bare"], t[("before", "entity")], t[("after", "entity")]))
         sys.stdout.flush()
+    shutil.rmtree(tmp, True)
 
 
 if __name__ == "__main__":

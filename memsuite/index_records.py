@@ -56,6 +56,23 @@ def has_filters(filters):
     return filters is not None and any(filters)
 
 
+class LazyTables:
+    """A backend's parts that a search never needs, made on first use: the
+    linker's tables and stored embeddings, named in TABLES as (module of this
+    package, class)."""
+    TABLES = {}
+
+    def _part(self, name):
+        parts = self.__dict__.setdefault("_parts", {})
+        if name not in parts:
+            module, cls = self.TABLES[name]
+            parts[name] = getattr(__import__("memsuite." + module, fromlist=[cls]), cls)(self)
+        return parts[name]
+
+    links = property(lambda self: self._part("links"), doc="The linker's tables (link_tables.py).")
+    embeddings = property(lambda self: self._part("embeddings"), doc="Stored embeddings (embedding_tables.py).")
+
+
 def stat_digest(found):
     """A digest of every found file's path, size and modification time: equal
     to the one the last sync stored, it means nothing changed (without

@@ -3,7 +3,8 @@ import os
 import time
 
 from .bm25 import bm25_idf, bm25_weight
-from .index_records import FileState, SCHEMA_VERSION, StoredChunk, _now, has_filters, filters_admit
+from .index_records import (SCHEMA_VERSION, FileState, LazyTables, StoredChunk, _now, filters_admit,
+                            has_filters)
 from .params import DEFAULT_PARAMS, index_settings, settings_change
 from .prepare import chunk_text
 from .records import IndexDamaged, record
@@ -32,9 +33,10 @@ JsonChunk = record("JsonChunk", JSON_CHUNK_FIELDS)
 JsonChunk.__doc__ = "A chunk record of the JSON index (the fields of StoredChunk it stores)."
 
 
-class JsonBackend:
+class JsonBackend(LazyTables):
     name = "json"
     filename = "index.json"
+    TABLES = {"links": ("link_tables", "JsonLinks"), "embeddings": ("embedding_tables", "JsonEmbeddings")}
 
     def __init__(self, index_dir, params=DEFAULT_PARAMS, warn=None, folder=None):
         self.index_dir = index_dir
@@ -43,23 +45,6 @@ class JsonBackend:
         self.settings = index_settings(params, folder)
         self.warn = warn or (lambda msg: None)
         self.data = None
-        self._links = self._embeddings = None
-
-    @property
-    def links(self):
-        """The linker's tables (link_tables.JsonLinks), loaded on first use."""
-        if self._links is None:
-            from .link_tables import JsonLinks
-            self._links = JsonLinks(self)
-        return self._links
-
-    @property
-    def embeddings(self):
-        """Stored embeddings (embedding_tables.JsonEmbeddings), loaded on first use."""
-        if self._embeddings is None:
-            from .embedding_tables import JsonEmbeddings
-            self._embeddings = JsonEmbeddings(self)
-        return self._embeddings
 
     # --- lifecycle ---------------------------------------------------------
     def open(self):

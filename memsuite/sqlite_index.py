@@ -3,8 +3,8 @@ import os
 import time
 
 from .chinese import _is_cjk_char
-from .index_records import (BLOCK_LINES, FileState, SCHEMA_VERSION, StoredChunk, _batched, _now,
-    has_filters, filters_admit)
+from .index_records import (BLOCK_LINES, FileState, LazyTables, SCHEMA_VERSION, StoredChunk, _batched,
+                            _now, filters_admit, has_filters)
 from .markdown import line_pieces
 from .params import DEFAULT_PARAMS, index_settings, settings_change
 from .records import IndexDamaged, StoreError
@@ -89,11 +89,12 @@ class NoFts5(Exception):
     """This SQLite cannot do full-text search: use the JSON backend."""
 
 
-class SqliteBackend:
+class SqliteBackend(LazyTables):
     """The default index: one SQLite file, WAL mode, one transaction per sync."""
 
     name = "sqlite-fts5"
     filename = "index.sqlite3"
+    TABLES = {"links": ("link_tables", "SqliteLinks"), "embeddings": ("embedding_tables", "SqliteEmbeddings")}
 
     def __init__(self, index_dir, params=DEFAULT_PARAMS, warn=None, folder=None):
         import sqlite3
@@ -103,23 +104,6 @@ class SqliteBackend:
         self.settings = index_settings(params, folder)
         self.warn = warn or (lambda msg: None)
         self.conn = None
-        self._links = self._embeddings = None
-
-    @property
-    def links(self):
-        """The linker's tables (link_tables.SqliteLinks), loaded on first use."""
-        if self._links is None:
-            from .link_tables import SqliteLinks
-            self._links = SqliteLinks(self)
-        return self._links
-
-    @property
-    def embeddings(self):
-        """Stored embeddings (embedding_tables.SqliteEmbeddings), loaded on first use."""
-        if self._embeddings is None:
-            from .embedding_tables import SqliteEmbeddings
-            self._embeddings = SqliteEmbeddings(self)
-        return self._embeddings
 
     # --- lifecycle ---------------------------------------------------------
     def open(self):
