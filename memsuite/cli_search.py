@@ -102,6 +102,10 @@ SEARCH_HELP = """subcommands (each takes --dir, --json and --help):
   search.sh add TEXT          append a note to today's log (--heading, --tag, --file; - reads stdin)
   search.sh watch             keep the index fresh while an agent runs
   search.sh mcp               an MCP server on stdio, for agents that speak MCP
+  search.sh hook              for agents' lifecycle hooks: reads the event JSON on stdin
+                              (see README, "Automatic memory"); never fails the agent
+  search.sh report --html -o memory.html
+                              the memory as one page: entity graph, timeline, citations
   search.sh status            backend, files, chunks, index size, problems
   search.sh sync              bring the index up to date without searching
   search.sh reindex [--check] back up the index and rebuild it (= reindex.sh)
@@ -116,7 +120,7 @@ examples:
 Scores are 0-1: at 0.4 and above a hit holds most of the query's words
 (--min-score 0.4 leaves out most partial matches).
 exit codes: 0 ok (also when nothing matches), 1 runtime error, 2 usage error.
-environment: MEMORY_DIR (memory folder), MEMORY_BACKEND (auto|sqlite|json),
+environment: MEMORY_DIR (memory folder), MEMORY_BACKEND (auto|sqlite|json|postgres),
 MEMORY_INDEX_DIR (index location), MEMORY_PYTHON (the wrappers' interpreter),
 MEMORY_SESSIONS_DIR (transcripts), MEMORY_EMBED (embedding provider; see README),
 MEMORY_DEBUG=1 (tracebacks), NO_COLOR (no colour)."""
