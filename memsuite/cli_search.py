@@ -60,6 +60,9 @@ SEARCH_OPTS = COMMON_OPTS + [
     EMBED_OPT,
     Opt(("--sort",), "sort", "ORDER", to_choice("score", "date"),
         "score (default) or date (newest first, after the cut)"),
+    Opt(("--explain",), "explain", None, None,
+        "say what each hit matched (after folding and synonyms), each channel's score, the bonus, "
+        "and why weaker hits were cut"),
 ]
 TIMELINE_OPTS = COMMON_OPTS + [
     Opt(("--before",), "before", "N", to_count, "memories before the anchor (default 3)"),
@@ -143,7 +146,8 @@ def cmd_search(args):
         related = linked_memories(store, hits) if args.related else None
         explain_no_hits(store, hits, args)
         if args.json:
-            doc = search_result(store, query, compact=args.compact, hits=hits)
+            doc = search_result(store, query, args.limit, args.mode, args.min_score, filters, compact=args.compact,
+                                hits=hits, explain=args.explain)
             if related is not None:
                 from .graph import related_json
                 doc["related"] = [related_json(r, related_to=via) for r, via in related]
@@ -154,6 +158,9 @@ def cmd_search(args):
             print_hits(hits, query, use_colour())
             if related:
                 print_related(related)
+        if args.explain and not args.json:
+            from .explain import explain, print_explained
+            print_explained(hits, *explain(store, query, hits, args.limit, args.mode, args.min_score, filters))
     return 0
 
 

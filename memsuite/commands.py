@@ -19,13 +19,19 @@ def run_search(store, query, limit=None, mode=None, min_score=None, filters=None
 
 
 def search_result(store, query, limit=None, mode=None, min_score=None, filters=None, sort=None,
-                  compact=False, hits=None):
+                  compact=False, hits=None, explain=False):
     """search.sh QUERY --json / memory_search: the hits, with a note when the
-    folder holds nothing to search (an agent must not read [] as 'no memories')."""
+    folder holds nothing to search (an agent must not read [] as 'no memories');
+    with explain, what each hit matched and scored, and why weaker ones were cut."""
     if hits is None:
         hits = run_search(store, query, limit, mode, min_score, filters, sort)
     doc = {"query": query, "backend": store.backend_name, "stale": store.stale, "channels": hits.channels,
            "results": [compact_json(h) if compact else hit_json(h) for h in hits]}
+    if explain:
+        from .explain import explain as explain_hits
+        details, doc["cut"] = explain_hits(store, query, hits, limit, mode, min_score, filters or Filters())
+        for result in doc["results"]:
+            result["explain"] = details[result["id"]]
     if store.checked_by:
         doc["checked"] = store.checked_by
     note = empty_note(store)

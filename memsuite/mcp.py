@@ -43,7 +43,9 @@ MCP_TOOLS = [
            "until": dict(_STRING, description="YYYY-MM-DD"), "path": dict(_STRING, description="glob or folder"),
            "min_score": {"type": "number", "minimum": 0, "maximum": 1},
            "mode": {"type": "string", "enum": list(MODES)}, "compact": {"type": "boolean"},
-           "sort": {"type": "string", "enum": ["score", "date"]}}, ["query"]),
+           "sort": {"type": "string", "enum": ["score", "date"]},
+           "explain": dict({"type": "boolean"}, description="say what each hit matched and scored, "
+                                                            "and why weaker hits were cut")}, ["query"]),
     _tool("memory_get", "Read memory lines",
           "Read the lines a citation names (memory/2026-02-20.md:1-7), or part of a memory file.",
           {"path": dict(_STRING, description="a citation, a chunk id (file.md#2) or a file"),
@@ -165,7 +167,7 @@ class McpServer:
                 to_date(a[key])
         filters = Filters(a.get("since"), a.get("until"), a.get("path"), False)
         return search_result(self.store, a["query"], a.get("limit"), a.get("mode"), a.get("min_score"),
-                             filters, a.get("sort"), a.get("compact", False))
+                             filters, a.get("sort"), a.get("compact", False), explain=a.get("explain", False))
 
     def _memory_get(self, a):
         self.store.refresh()

@@ -40,7 +40,7 @@ class ModuleGraphTest(unittest.TestCase):
         ("index", "index_records prepare sqlite_index sqlite_writer json_index json_writer postgres "
                   "link_tables embedding_tables"),
         ("store", "store"),
-        ("search", "query synonyms dates ranking passages snippets recall results embeddings"),
+        ("search", "query synonyms dates ranking passages snippets recall results embeddings explain"),
         ("links", "entities graph graph_export layout"),
         ("commands", "cli commands cli_search cli_recall cli_admin cli_link mcp watch page hooks brief capture"),
     ]

@@ -67,6 +67,8 @@ class McpFuzzTest(TempMemory):
         proc = subprocess.Popen([os.path.join(ROOT, "search.sh"), "mcp", "--dir", self.dir],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 env=clean_env())
+        self.addCleanup(proc.stdout.close)
+        self.addCleanup(proc.wait)
         self.addCleanup(proc.kill)
         rng = random.Random(17)
         sent = answered = 0

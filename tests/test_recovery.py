@@ -19,6 +19,7 @@ class WatcherSaysWhatItCheckedTest(TempMemory):
         self.addCleanup(store.close)
         store.sync()
         sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+        self.addCleanup(sleeper.wait)
         self.addCleanup(sleeper.kill)
         import time
         with mock.patch("os.getpid", return_value=sleeper.pid):
