@@ -64,7 +64,7 @@ def admin_connect(dsn):
     _, kw, _ = postgres.dsn_settings()
     if driver.name.startswith("psycopg"):
         return driver.module.connect(dsn, autocommit=True)
-    conn = driver.module.connect(**postgres._pg8000_args(kw))
+    conn = driver.module.connect(**postgres.pg8000_args(kw))
     conn.autocommit = True
     return conn
 

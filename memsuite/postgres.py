@@ -23,27 +23,24 @@ Credentials come only from the DSN or the environment and are never printed:
 error messages are scrubbed of the password and the DSN.  Every statement is
 parameterised (table names are constants).
 """
-import os
-import re
 import socket
-from collections import Counter
 
 from .bm25 import bm25_idf, bm25_weight
-from .index_records import BLOCK_LINES, FileState, SCHEMA_VERSION, StoredChunk, _batched, _now, filters_admit, has_filters
+from .index_records import (BLOCK_LINES, SCHEMA_VERSION, FileState, StoredChunk, _batched, _now, filters_admit,
+                            has_filters)
 from .jsonout import to_json
-from .link_tables import LinkDelta
 from .markdown import line_pieces
 from .params import DEFAULT_PARAMS, index_settings, settings_change
-from .prepare import chunk_terms
-from .records import IndexDamaged, StoreError, UsageError
-from .sqlite_index import _pack_block, _pack_headings, _unpack_block, _unpack_headings
+from .postgres_connect import (NAMESPACE_RE, copy_value, describe_server, dsn_settings, encodable,
+                               load_driver, parse_namespaces, pg8000_args, scrub)
+from .records import IndexDamaged, StoreError
+from .sqlite_index import _unpack_block, _unpack_headings
 from .tokenizer import text_units
 
 PG_SCHEMA_VERSION = 1
 LOCK_SPACE = 0x6d656d  # first key of our advisory locks ('mem'); the second is the namespace's hash
 LINK_LOCK_SPACE = LOCK_SPACE + 1
 SCHEMA_LOCK = 0
-NAMESPACE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 BATCH = 20000  # rows per INSERT ... SELECT FROM unnest(...)
 
 _SCHEMA = """
@@ -85,185 +82,6 @@ _LINK_NS_TABLES = ("memsuite_link_mentions", "memsuite_link_entities", "memsuite
                    "memsuite_link_files", "memsuite_link_meta")
 
 
-# --------------------------------------------------------------------------
-# Which server, which namespace
-# --------------------------------------------------------------------------
-
-def default_namespace(root):
-    """A name for a memory folder: its folder name and a short hash of this
-    host and its path (two machines, or two folders of one name, differ)."""
-    import hashlib
-    base = re.sub(r"[^A-Za-z0-9._-]+", "-", os.path.basename(os.path.normpath(root))).strip("-._") or "memory"
-    digest = hashlib.sha1(("%s:%s" % (socket.gethostname(), root)).encode("utf-8", "surrogatepass")).hexdigest()
-    return "%s-%s" % (base[:40], digest[:8])
-
-
-def check_namespace(name):
-    if not NAMESPACE_RE.match(name or "") or name == "all":
-        raise UsageError("bad namespace %r (letters, digits, '.', '_' or '-', at most 63; "
-                            "'all' is reserved)" % name)
-    return name
-
-
-def parse_namespaces(value, root):
-    """(own namespace, namespaces read: a list, or None for all) from
-    --namespace / MEMORY_NAMESPACE: one name is this folder's namespace;
-    several ('a,b') or 'all' are what a search reads, and the folder keeps
-    its own (MEMORY_NAMESPACE, else the default)."""
-    env = os.environ.get("MEMORY_NAMESPACE", "").strip()
-    own = check_namespace(env) if env else default_namespace(root)
-    if not value:
-        return own, [own]
-    value = value.strip()
-    if value == "all":
-        return own, None
-    names = [n.strip() for n in value.split(",") if n.strip()]
-    if not names:
-        raise UsageError("empty --namespace")
-    for n in names:
-        check_namespace(n)
-    if len(names) == 1:
-        return names[0], names
-    return own, list(dict.fromkeys(names))
-
-
-def dsn_settings():
-    """(conninfo string for psycopg, keyword arguments for pg8000, password)
-    from MEMORY_PG_DSN (a URI or 'key=value ...') and the PG* variables."""
-    dsn = os.environ.get("MEMORY_PG_DSN", "").strip()
-    kw = {}
-    if dsn.startswith(("postgres://", "postgresql://")):
-        from urllib.parse import urlsplit, unquote, parse_qsl
-        parts = urlsplit(dsn)
-        if parts.username:
-            kw["user"] = unquote(parts.username)
-        if parts.password:
-            kw["password"] = unquote(parts.password)
-        host = parts.netloc.rsplit("@", 1)[-1]
-        if host:
-            name, _, port = host.rpartition(":") if not host.endswith("]") else (host, "", "")
-            if not name:
-                name, port = port, ""
-            if name:
-                kw["host"] = unquote(name.strip("[]"))
-            if port:
-                kw["port"] = port
-        if parts.path.strip("/"):
-            kw["dbname"] = unquote(parts.path.strip("/"))
-        for k, v in parse_qsl(parts.query):
-            kw[k] = v
-    elif dsn:
-        for m in re.finditer(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", dsn):
-            value = m.group(2)
-            if value.startswith("'"):
-                value = re.sub(r"\\(.)", r"\1", value[1:-1])
-            kw[m.group(1)] = value
-    for key, env in (("host", "PGHOST"), ("port", "PGPORT"), ("user", "PGUSER"),
-                     ("password", "PGPASSWORD"), ("dbname", "PGDATABASE")):
-        if key not in kw and os.environ.get(env):
-            kw[key] = os.environ[env]
-    return dsn, kw, kw.get("password")
-
-
-def _pg8000_args(kw):
-    import getpass
-    user = kw.get("user") or getpass.getuser()
-    host = kw.get("host") or ("/var/run/postgresql" if os.path.isdir("/var/run/postgresql") else "localhost")
-    port = int(kw.get("port") or 5432)
-    args = {"user": user, "database": kw.get("dbname") or user, "password": kw.get("password")}
-    if host.startswith("/"):
-        args["unix_sock"] = os.path.join(host, ".s.PGSQL.%d" % port)
-    else:
-        args.update(host=host, port=port)
-    if kw.get("connect_timeout"):
-        args["timeout"] = float(kw["connect_timeout"])
-    return args
-
-
-def describe_server(kw):
-    """Where the server is, without credentials: 'host:port/db as user'."""
-    host = kw.get("host") or "(default socket)"
-    port = kw.get("port") or "5432"
-    return "%s:%s/%s as %s" % (host, port, kw.get("dbname") or kw.get("user") or "(default)",
-                               kw.get("user") or "(default user)")
-
-
-class Driver:
-    """The DB-API module in use and how to connect with it."""
-
-    def __init__(self, name, module, errors):
-        self.name, self.module, self.errors = name, module, errors
-
-
-def load_driver():
-    """The driver to use (psycopg 3, else pg8000), or StoreError saying why none can.
-    The wrappers start Python with -S (no site-packages, for a fast start):
-    when no driver imports so, site-packages are added and tried again."""
-    try:
-        return _load_driver()
-    except StoreError:
-        import sys
-        if not sys.flags.no_site:
-            raise
-        import site
-        site.main()
-        return _load_driver()
-
-
-def _load_driver():
-    why = []
-    if os.environ.get("MEMORY_PG_DRIVER", "") in ("", "psycopg"):
-        try:
-            import psycopg
-            return Driver("psycopg %s" % psycopg.__version__, psycopg, (psycopg.Error,))
-        except ImportError as exc:
-            why.append("psycopg: %s" % exc)
-    if os.environ.get("MEMORY_PG_DRIVER", "") in ("", "pg8000"):
-        try:
-            import pg8000.dbapi
-            import pg8000
-            version = getattr(pg8000, "__version__", "")
-            return Driver(("pg8000 %s" % version).strip(), pg8000.dbapi, (pg8000.dbapi.Error,))
-        except ImportError as exc:
-            why.append("pg8000: %s" % exc)
-    raise StoreError("PostgreSQL backend unavailable: no driver (%s); install one "
-                        "(pip install 'psycopg[binary]' or pg8000) or use MEMORY_BACKEND=sqlite"
-                        % "; ".join(why or ["MEMORY_PG_DRIVER=%s is not psycopg or pg8000"
-                                            % os.environ.get("MEMORY_PG_DRIVER")]))
-
-
-def _encodable(text):
-    try:
-        text.encode("utf-8")
-    except UnicodeError:
-        return False
-    return "\0" not in text
-
-
-def _copy_value(v):
-    """A value in COPY's text format."""
-    if v is None:
-        return "\\N"
-    if isinstance(v, str):
-        if "\\" in v or "\t" in v or "\n" in v or "\r" in v:
-            v = v.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
-        return v
-    return repr(v) if isinstance(v, float) else str(v)
-
-
-def scrub(message, secrets):
-    """A driver's message as one line, without any secret in it."""
-    text = " ".join(str(message).split())
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    text = re.sub(r"(password\s*=\s*)\S+", r"\1***", text, flags=re.I)
-    return re.sub(r"(postgres(?:ql)?://[^:/@\s]*:)[^@\s]*@", r"\1***@", text)
-
-
-# --------------------------------------------------------------------------
-# The backend
-# --------------------------------------------------------------------------
 
 class PostgresBackend:
     name = "postgres"
@@ -282,8 +100,9 @@ class PostgresBackend:
         self.conn = None
         self.depth = 0  # nested snapshot()s
         self.in_write = False
+        from .postgres_tables import PgEmbeddings, PgLinks
         self.links = PgLinks(self)
-        self.vectors = PgVectors(self)
+        self.embeddings = PgEmbeddings(self)
         self._warned_damage = set()
         self._all_ns = None  # the namespaces of 'all', while a snapshot lasts
 
@@ -297,7 +116,7 @@ class PostgresBackend:
             if self.driver.name.startswith("psycopg"):
                 conn = self.driver.module.connect(self.dsn, autocommit=True)
             else:
-                conn = self.driver.module.connect(**_pg8000_args(self.kw))
+                conn = self.driver.module.connect(**pg8000_args(self.kw))
                 conn.autocommit = True
         except self.driver.errors + (OSError,) as exc:
             raise self.error(exc, "cannot connect")
@@ -325,7 +144,7 @@ class PostgresBackend:
         bulk writes (one message, no per-value parameter adaptation)."""
         if not rows:
             return
-        data = "".join("\t".join(_copy_value(v) for v in row) + "\n" for row in rows).encode("utf-8")
+        data = "".join("\t".join(copy_value(v) for v in row) + "\n" for row in rows).encode("utf-8")
         sql = "COPY %s (%s) FROM STDIN" % (table, ", ".join(columns))
         try:
             cur = self.conn.cursor()
@@ -501,7 +320,7 @@ class PostgresBackend:
         return self._summed_meta("total_terms")
 
     def doc_freqs(self, terms):
-        terms = [t for t in dict.fromkeys(terms) if _encodable(t)]
+        terms = [t for t in dict.fromkeys(terms) if encodable(t)]
         if not terms:
             return {}
         where, args = self._read_clause()
@@ -514,7 +333,7 @@ class PostgresBackend:
 
     def _postings(self, term, prefix=False):
         """{chunk key: (tf, length)} of a term, or of the terms starting with it."""
-        if not _encodable(term):
+        if not encodable(term):
             return {}
         return {k: (tf, length) for k, tf, length in self.q(*self.postings_query(term, prefix))}
 
@@ -658,7 +477,8 @@ class PostgresBackend:
 
     # --- writes ------------------------------------------------------------
     def writer(self, rebuild=False):
-        return _PgWriter(self, rebuild)
+        from .postgres_writer import PgWriter
+        return PgWriter(self, rebuild)
 
     def backup_to(self, dest):
         """The namespace's files as JSON lines (paths, states; the Markdown is the source)."""
@@ -694,350 +514,3 @@ class _Snapshot:
                 if exc[0] is None:
                     raise
         return False
-
-
-class _PgWriter:
-    """One transaction per sync, holding the namespace's advisory lock: other
-    writers of this namespace wait, readers see the last commit, and a sync
-    that dies is rolled back by the server."""
-
-    def __init__(self, backend, rebuild):
-        self.backend, self.rebuild = backend, rebuild
-        self.df_delta, self.terms_delta, self.chunks_delta = Counter(), 0, 0
-        self.postings = ([], [], [], [])  # term, chunk, tf, length
-        self.written = 0  # postings written (a big change is followed by ANALYZE)
-
-    def __enter__(self):
-        b = self.backend
-        if b.depth:  # a read snapshot is open on this connection: end it first
-            b.q("COMMIT", fetch=False)
-            b.depth = 0
-        b.q("BEGIN", fetch=False)
-        b.in_write = True
-        try:
-            b._lock_namespace()
-            origin = b.meta("origin")
-            if origin != b.origin:
-                if origin and os.environ.get("MEMORY_NAMESPACE_TAKEOVER") != "1" and b.known_files():
-                    raise StoreError("namespace %s holds the folder %s; this folder would replace its notes: "
-                                        "choose another --namespace (or MEMORY_NAMESPACE_TAKEOVER=1 to replace them)"
-                                        % (b.ns, origin))
-                b._set_meta_rows([("origin", b.origin)])
-            if self.rebuild:
-                b._wipe(meta=False)
-                b._set_meta_rows([("chunk_count", "0"), ("total_terms", "0")])
-        except BaseException:
-            b._abandon()
-            raise
-        return self
-
-    def known_files(self):
-        return self.backend.known_files()
-
-    def remove(self, path):
-        b = self.backend
-        row = b.q("SELECT id FROM memsuite_files WHERE ns=%s AND path=%s", (b.ns, path))
-        if not row:
-            return
-        self._flush()
-        file_id = row[0][0]
-        expanded, del_terms, del_chunks = {}, [], []
-        for chunk in b.chunks_of(path):
-            terms = chunk_terms(chunk.units, chunk.head_units, expanded)
-            for term in set(terms.body.split()) | set(terms.head.split()):
-                del_terms.append(term)
-                del_chunks.append(chunk.key)
-            self.df_delta.subtract(terms.features)
-            self.terms_delta -= terms.length
-            self.chunks_delta -= 1
-        for i in range(0, len(del_terms), BATCH):
-            b.q("DELETE FROM memsuite_postings p USING unnest(%s::text[], %s::bigint[]) AS x(t, c) "
-                "WHERE p.ns = %s AND p.term = x.t AND p.chunk = x.c",
-                (del_terms[i:i + BATCH], del_chunks[i:i + BATCH], b.ns), fetch=False)
-        b.q("DELETE FROM memsuite_chunks WHERE file=%s", (file_id,), fetch=False)
-        b.q("DELETE FROM memsuite_blocks WHERE file=%s", (file_id,), fetch=False)
-        b.q("DELETE FROM memsuite_files WHERE id=%s", (file_id,), fetch=False)
-
-    def put(self, f, analysed):
-        b = self.backend
-        self.remove(f.path)
-        n_chunks = len(analysed.chunks)
-        first = b.q("SELECT nextval('memsuite_ids') FROM generate_series(1, %s::int)", (n_chunks + 1,))
-        ids = [r[0] for r in first]
-        file_id, chunk_ids = ids[0], ids[1:]
-        trails = {}
-        for item in analysed.chunks:
-            trails.setdefault(item.chunk.heading, (len(trails), item.head_units))
-        b.q("INSERT INTO memsuite_files VALUES(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (file_id, b.ns, f.path, f.size, f.mtime_ns, analysed.digest, analysed.issue, analysed.date,
-             _pack_headings([(trail, units) for trail, (_, units) in trails.items()])), fetch=False)
-        lines, units = analysed.lines, analysed.units
-        n_blocks = (len(lines) + BLOCK_LINES - 1) // BLOCK_LINES
-        step = BLOCK_LINES
-        for lo in range(0, n_blocks, 500):
-            blocks = list(range(lo, min(n_blocks, lo + 500)))
-            b.q("INSERT INTO memsuite_blocks SELECT %s, * FROM unnest(%s::int[], %s::bytea[])",
-                (file_id, blocks, [_pack_block(lines[k * step:(k + 1) * step], units[k * step:(k + 1) * step])
-                                   for k in blocks]), fetch=False)
-        cols = ([], [], [], [], [], [], [], [], [], [], [])
-        hw = b.params.heading_weight
-        for key, item in zip(chunk_ids, analysed.chunks):
-            c, t = item.chunk, item.terms
-            for col, value in zip(cols, (key, c.ordinal, c.start_line, c.end_line, c.piece, trails[c.heading][0],
-                                         c.hash, t.length, t.norm_terms, t.n_grams)):
-                col.append(value)
-            body, head = Counter(t.body.split()), Counter(t.head.split())
-            for term in set(body) | set(head):
-                self.postings[0].append(term)
-                self.postings[1].append(key)
-                self.postings[2].append(body.get(term, 0) + hw * head.get(term, 0))
-                self.postings[3].append(t.length)
-            self.terms_delta += t.length
-            self.chunks_delta += 1
-        if chunk_ids:
-            b.q("INSERT INTO memsuite_chunks SELECT x.id, %s, %s, x.o, x.s, x.e, x.p, x.h, x.hash, x.l, x.nt, x.ng "
-                "FROM unnest(%s::bigint[], %s::int[], %s::int[], %s::int[], %s::int[], %s::int[], %s::text[], "
-                "%s::int[], %s::float8[], %s::int[]) AS x(id, o, s, e, p, h, hash, l, nt, ng)",
-                [b.ns, file_id] + [list(col) for col in cols[:10]], fetch=False)
-        if len(self.postings[0]) >= BATCH:
-            self._flush()
-        if analysed.df is not None:
-            self.df_delta.update(analysed.df)
-
-    def _flush(self):
-        b = self.backend
-        terms, chunks, tfs, lengths = self.postings
-        self.written += len(terms)
-        ns = b.ns
-        rows = sorted(zip(terms, chunks, tfs, lengths))  # in index order: btree inserts stay local
-        b.copy("memsuite_postings", ("ns", "term", "chunk", "tf", "length"),
-               [(ns, t, c, tf, n) for t, c, tf, n in rows])
-        self.postings = ([], [], [], [])
-
-    def count_features(self, df):
-        self.df_delta.update(df)
-
-    def touch(self, f):
-        b = self.backend
-        b.q("UPDATE memsuite_files SET size=%s, mtime_ns=%s WHERE ns=%s AND path=%s",
-            (f.size, f.mtime_ns, b.ns, f.path), fetch=False)
-
-    def __exit__(self, exc_type, exc, tb):
-        b = self.backend
-        if exc_type is not None:
-            b._abandon()
-            return False
-        try:
-            self._flush()
-            changes = [(t, n) for t, n in self.df_delta.items() if n]
-            if len(changes) > 1000:
-                b.q("CREATE TEMP TABLE IF NOT EXISTS memsuite_df_delta(term TEXT COLLATE \"C\", n INTEGER) "
-                    "ON COMMIT DELETE ROWS", fetch=False)
-                b.copy("memsuite_df_delta", ("term", "n"), sorted(changes))
-                b.q("INSERT INTO memsuite_terms AS t SELECT %s, x.term, x.n FROM memsuite_df_delta x "
-                    "ON CONFLICT (ns, term) DO UPDATE SET df = t.df + EXCLUDED.df", (b.ns,), fetch=False)
-            elif changes:
-                b.q("INSERT INTO memsuite_terms AS t SELECT %s, x.term, x.n FROM unnest(%s::text[], %s::int[]) "
-                    "AS x(term, n) ON CONFLICT (ns, term) DO UPDATE SET df = t.df + EXCLUDED.df",
-                    (b.ns, [t for t, _ in changes], [n for _, n in changes]), fetch=False)
-            lowered = [t for t, n in changes if n < 0]
-            for i in range(0, len(lowered), BATCH):
-                b.q("DELETE FROM memsuite_terms WHERE ns=%s AND term = ANY(%s::text[]) AND df <= 0",
-                    (b.ns, lowered[i:i + BATCH]), fetch=False)
-            count = int(b.meta("chunk_count") or 0) + self.chunks_delta
-            total = int(b.meta("total_terms") or 0) + self.terms_delta
-            b._set_meta_rows([("chunk_count", str(count)), ("total_terms", str(total)), ("last_sync", _now())])
-            b.q("COMMIT", fetch=False)
-            b.in_write = False
-        except BaseException:
-            b._abandon()
-            raise
-        if self.written > 20000:  # fresh statistics, so lookups keep using the (ns, term) index
-            for table in ("memsuite_postings", "memsuite_terms", "memsuite_chunks", "memsuite_files"):
-                b.q("ANALYZE " + table, fetch=False)
-        return False
-
-
-# --------------------------------------------------------------------------
-# Link tables and vectors
-# --------------------------------------------------------------------------
-
-class PgLinks:
-    """The linker's tables, per namespace (the graph of one folder)."""
-
-    def __init__(self, backend):
-        self.backend = backend
-
-    def _write(self):
-        b = self.backend
-        if b.depth:  # a read snapshot is open on this connection: end it first
-            b.q("COMMIT", fetch=False)
-            b.depth = 0
-        b.q("BEGIN", fetch=False)
-        b.in_write = True
-        b._lock_namespace(LINK_LOCK_SPACE)
-
-    def _commit(self):
-        b = self.backend
-        b.q("COMMIT", fetch=False)
-        b.in_write = False
-
-    def ensure(self, version):
-        b = self.backend
-        version = "%s %s" % (version, b.settings)
-        if self._version() == version:
-            return
-        try:
-            self._write()
-            if self._version() != version:
-                for table in _LINK_NS_TABLES:
-                    b.q("DELETE FROM " + table + " WHERE ns=%s", (b.ns,), fetch=False)
-                b.q("INSERT INTO memsuite_link_meta VALUES(%s, 'version', %s)", (b.ns, version), fetch=False)
-            self._commit()
-        except BaseException:
-            b._abandon()
-            raise
-
-    def _version(self):
-        row = self.backend.q("SELECT value FROM memsuite_link_meta WHERE ns=%s AND key='version'",
-                             (self.backend.ns,))
-        return row[0][0] if row else None
-
-    def known_files(self):
-        return dict(self.backend.q("SELECT path, hash FROM memsuite_link_files WHERE ns=%s", (self.backend.ns,)))
-
-    def apply(self, changes):
-        b = self.backend
-        try:
-            self._write()
-            delta = LinkDelta()
-            for path, digest, rows in changes:
-                old = b.q("SELECT path, ordinal, key, kind, spelling, count FROM memsuite_link_mentions "
-                          "WHERE ns=%s AND path=%s", (b.ns, path))
-                delta.add([tuple(r) for r in old], -1)
-                delta.add(rows, +1)
-                b.q("DELETE FROM memsuite_link_mentions WHERE ns=%s AND path=%s", (b.ns, path), fetch=False)
-                rows = list(rows)
-                for i in range(0, len(rows), BATCH):
-                    part = rows[i:i + BATCH]
-                    b.q("INSERT INTO memsuite_link_mentions SELECT %s, * FROM unnest(%s::text[], %s::int[], "
-                        "%s::text[], %s::text[], %s::text[], %s::int[]) ON CONFLICT DO NOTHING",
-                        [b.ns] + [[r[k] for r in part] for k in range(6)], fetch=False)
-                if digest is None:
-                    b.q("DELETE FROM memsuite_link_files WHERE ns=%s AND path=%s", (b.ns, path), fetch=False)
-                else:
-                    b.q("INSERT INTO memsuite_link_files VALUES(%s, %s, %s) ON CONFLICT (ns, path) DO UPDATE "
-                        "SET hash=EXCLUDED.hash", (b.ns, path, digest), fetch=False)
-            ent = [(k, c, f, m) for k, (c, f, m) in delta.entities.items() if c or f or m]
-            if ent:
-                b.q("INSERT INTO memsuite_link_entities AS e SELECT %s, * FROM unnest(%s::text[], %s::int[], "
-                    "%s::int[], %s::int[]) ON CONFLICT (ns, key) DO UPDATE SET chunks = e.chunks + EXCLUDED.chunks, "
-                    "files = e.files + EXCLUDED.files, mentions = e.mentions + EXCLUDED.mentions",
-                    [b.ns] + [[e[k] for e in ent] for k in range(4)], fetch=False)
-                b.q("DELETE FROM memsuite_link_entities WHERE ns=%s AND chunks <= 0", (b.ns,), fetch=False)
-            sp = [(k, s, kind, n) for (k, s, kind), n in delta.spellings.items() if n]
-            if sp:
-                b.q("INSERT INTO memsuite_link_spellings AS s SELECT %s, * FROM unnest(%s::text[], %s::text[], "
-                    "%s::text[], %s::int[]) ON CONFLICT (ns, key, spelling, kind) DO UPDATE "
-                    "SET count = s.count + EXCLUDED.count",
-                    [b.ns] + [[r[k] for r in sp] for k in range(4)], fetch=False)
-                b.q("DELETE FROM memsuite_link_spellings WHERE ns=%s AND count <= 0", (b.ns,), fetch=False)
-            self._commit()
-        except BaseException:
-            b._abandon()
-            raise
-
-    def entity_rows(self):
-        return [tuple(r) for r in self.backend.q(
-            "SELECT key, chunks, files, mentions FROM memsuite_link_entities WHERE ns=%s", (self.backend.ns,))]
-
-    def spelling_rows(self):
-        return [tuple(r) for r in self.backend.q(
-            "SELECT key, spelling, kind, count FROM memsuite_link_spellings WHERE ns=%s", (self.backend.ns,))]
-
-    def mentions_of(self, keys):
-        keys = list(keys)
-        if not keys:
-            return []
-        return [(k, p, o, int(n)) for k, p, o, n in self.backend.q(
-            "SELECT key, path, ordinal, sum(count) FROM memsuite_link_mentions WHERE ns=%s AND "
-            "key = ANY(%s::text[]) GROUP BY key, path, ordinal", (self.backend.ns, keys))]
-
-    def mentions_in(self, path, ordinal=None):
-        sql = "SELECT key, path, ordinal, sum(count) FROM memsuite_link_mentions WHERE ns=%s AND path=%s"
-        args = [self.backend.ns, path]
-        if ordinal is not None:
-            sql += " AND ordinal=%s"
-            args.append(ordinal)
-        return [(k, p, o, int(n)) for k, p, o, n in self.backend.q(sql + " GROUP BY key, path, ordinal", args)]
-
-    def keys_in_chunks(self, refs):
-        out = {}
-        wanted = set(refs)
-        for path in {p for p, _ in wanted}:
-            for key, ordinal in self.backend.q("SELECT DISTINCT key, ordinal FROM memsuite_link_mentions "
-                                               "WHERE ns=%s AND path=%s", (self.backend.ns, path)):
-                if (path, ordinal) in wanted:
-                    out.setdefault((path, ordinal), set()).add(key)
-        return out
-
-
-class PgVectors:
-    """Vectors of embedding providers, keyed by model and text hash (shared
-    by the namespaces: the same text is embedded once)."""
-
-    def __init__(self, backend):
-        self.backend = backend
-
-    def missing(self, model, limit):
-        b = self.backend
-        keys = [k for k, in b.q("SELECT min(c.id) FROM memsuite_chunks c WHERE c.ns=%s AND NOT EXISTS "
-                                "(SELECT 1 FROM memsuite_vectors v WHERE v.model=%s AND v.hash=c.hash) "
-                                "GROUP BY c.hash LIMIT %s::int", (b.ns, model, limit))]
-        return list(b.fetch(keys).values())
-
-    def counts(self, model):
-        b = self.backend
-        have = b.q("SELECT count(DISTINCT c.hash) FROM memsuite_chunks c JOIN memsuite_vectors v ON "
-                   "v.hash=c.hash AND v.model=%s WHERE c.ns=%s", (model, b.ns))[0][0]
-        total = b.q("SELECT count(DISTINCT hash) FROM memsuite_chunks WHERE ns=%s", (b.ns,))[0][0]
-        return int(have), int(total)
-
-    def put(self, model, rows):
-        b = self.backend
-        rows = list(rows)
-        if not rows:
-            return
-        b.q("INSERT INTO memsuite_vectors SELECT %s, * FROM unnest(%s::text[], %s::bytea[]) "
-            "ON CONFLICT (model, hash) DO UPDATE SET vec=EXCLUDED.vec",
-            (model, [h for h, _ in rows], [bytes(v) for _, v in rows]), fetch=False)
-
-    def get(self, model, hashes):
-        hashes = list(hashes)
-        if not hashes:
-            return {}
-        return {h: bytes(v) for h, v in self.backend.q(
-            "SELECT hash, vec FROM memsuite_vectors WHERE model=%s AND hash = ANY(%s::text[])", (model, hashes))}
-
-    def every(self, model):
-        b = self.backend
-        where, args = b._read_clause("c.ns")
-        return [(h, bytes(v)) for h, v in b.q(
-            "SELECT v.hash, v.vec FROM memsuite_vectors v WHERE v.model=%s AND EXISTS (SELECT 1 FROM "
-            "memsuite_chunks c WHERE c.hash=v.hash AND " + where + ")", [model] + args)]
-
-    def keys_of(self, hashes):
-        b = self.backend
-        hashes = list(hashes)
-        if not hashes:
-            return {}
-        where, args = b._read_clause()
-        out = {}
-        for key, digest in b.q("SELECT id, hash FROM memsuite_chunks WHERE hash = ANY(%s::text[]) AND " + where,
-                               [hashes] + args):
-            out.setdefault(digest, []).append(key)
-        return out
-
-    def forget_others(self, keep_model):
-        self.backend.q("DELETE FROM memsuite_vectors v WHERE v.model != %s OR NOT EXISTS (SELECT 1 FROM "
-                       "memsuite_chunks c WHERE c.hash = v.hash)", (keep_model,), fetch=False)

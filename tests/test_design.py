@@ -37,7 +37,8 @@ class ModuleGraphTest(unittest.TestCase):
         ("base", "records patterns jsonout options fileio sorted_lines compiled"),
         ("text", "chinese stemmer tokenizer bm25 params markdown citations"),
         ("files", "sources transcripts chunker notes"),
-        ("index", "index_records prepare sqlite_index sqlite_writer json_index json_writer postgres "
+        ("index", "index_records prepare sqlite_index sqlite_writer json_index json_writer "
+                  "postgres postgres_connect postgres_writer postgres_tables "
                   "link_tables embedding_tables"),
         ("store", "store"),
         ("search", "query synonyms dates ranking passages snippets recall results embeddings explain"),

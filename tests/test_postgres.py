@@ -71,7 +71,7 @@ def admin():
     dsn, kw, _ = postgres.dsn_settings()
     if driver.name.startswith("psycopg"):
         return driver.module.connect(dsn, autocommit=True)
-    conn = driver.module.connect(**postgres._pg8000_args(kw))
+    conn = driver.module.connect(**postgres.pg8000_args(kw))
     conn.autocommit = True
     return conn
 
@@ -150,7 +150,7 @@ class NoDriverTest(unittest.TestCase):
         self.assertIn("postgres", err)
 
     def test_namespaces_parse_and_bad_names_are_usage_errors(self):
-        from memsuite import postgres
+        from memsuite import postgres, postgres_connect
         with mock.patch.dict(os.environ, {"MEMORY_NAMESPACE": ""}):
             own, reads = postgres.parse_namespaces(None, "/x/notes")
             self.assertTrue(own.startswith("notes-"))
@@ -160,7 +160,7 @@ class NoDriverTest(unittest.TestCase):
             self.assertEqual(postgres.parse_namespaces("all", "/x/notes"), (own, None))
             for bad in ("", "a b", "x;DROP", "all", "-x", "a" * 64):
                 with self.assertRaises(ms.UsageError):
-                    postgres.check_namespace(bad)
+                    postgres_connect.check_namespace(bad)
 
     def test_dsn_forms_and_scrubbing(self):
         from memsuite import postgres
@@ -549,7 +549,7 @@ class _CuttingProxy:
     def __init__(self, trigger):
         from memsuite import postgres
         _, kw, _ = postgres.dsn_settings()
-        self.target = postgres._pg8000_args(kw)
+        self.target = postgres.pg8000_args(kw)
         self.trigger = trigger
         self.listener = socket.socket()
         self.listener.bind(("127.0.0.1", 0))
