@@ -23,7 +23,10 @@ def compiled(name, sources, build):
     """build(), or what an earlier build() returned for the same sources.
     sources are file paths (a missing one counts as such); what build returns
     must be marshal-able (dicts, tuples, strings, bytes)."""
-    key = zlib.crc32(repr((VERSION, marshal.version, [_stamp(p) for p in sources])).encode("utf-8"))
+    where = zlib.crc32(repr([os.path.abspath(p) for p in sources]).encode("utf-8", "surrogatepass"))
+    key = zlib.crc32(repr((VERSION, marshal.version, [_stamp(p) for p in sources])).encode("utf-8", "surrogatepass"))
+    # one file per copy of the sources (two installs of the suite never evict each other's), named by their stat
+    name = "%s-%08x" % (name, where)
     path = os.path.join(cache_dir(), "%s-%08x.marshal" % (name, key))
     try:
         with open(path, "rb") as f:

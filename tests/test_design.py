@@ -157,6 +157,28 @@ class QueryPathTest(TempMemory):
         self.assertEqual(modules & self.NEVER, set())
 
 
+class CompiledTablesTest(unittest.TestCase):
+    def test_two_copies_of_a_source_keep_their_own_tables(self):
+        import tempfile
+        import shutil
+        from memsuite import compiled
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp, True)
+        a, b = os.path.join(tmp, "a.txt"), os.path.join(tmp, "b.txt")
+        for path in (a, b):
+            with open(path, "w") as f:
+                f.write("x")
+        built = []
+        with mock.patch.dict(os.environ, {"XDG_CACHE_HOME": os.path.join(tmp, "cache")}):
+            for _ in range(3):
+                for path in (a, b):
+                    compiled.compiled("t", [path], lambda: built.append(path) or path)
+            self.assertEqual(sorted(built), [a, b])  # each built once, then read back
+            with open(a, "w") as f:
+                f.write("changed")
+            self.assertEqual(compiled.compiled("t", [a], lambda: "new"), "new")  # an edited source compiles afresh
+
+
 class RecordTest(unittest.TestCase):
     """memory_store.record stands in for collections.namedtuple (cheaper to build)."""
     Point = ms.record("Point", "x y label", defaults=("none",))
