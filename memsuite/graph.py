@@ -95,6 +95,8 @@ class LinkGraph:
                 forms = {f: n for f, n in spellings.get(key, {}).items() if f[0] != "expansion"}
                 if not forms:
                     continue
+                if all(kind == "capstart" for kind, _ in forms):
+                    continue  # a capitalised word only at sentence starts: any word
                 explicit = any(kind not in STATISTICAL_KINDS for kind, _ in forms)
                 chinese = all(kind in ("zhname", "zhplace") for kind, _ in forms)
                 if not explicit and (chunks < 2 if chinese else files < 2):
@@ -314,7 +316,7 @@ class LinkGraph:
         return [entities[k] for k in sorted(nodes, key=lambda k: (-entities[k].chunks, k))], edges
 
 
-_KIND_RANK = {"name": 5, "cap": 5, "link": 4, "term": 4, "phrase": 4, "caps": 3, "acronym": 3,
+_KIND_RANK = {"name": 5, "cap": 5, "capstart": 5, "link": 4, "term": 4, "phrase": 4, "caps": 3, "acronym": 3,
               "url": 2, "path": 2, "mention": 1, "tag": 1, "code": 0}
 
 

@@ -83,3 +83,39 @@ class LongerNameTest(FolderCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class EntityBoundaryTest(TempMemory):
+    """The linker: a name at a sentence start, in a heading or in bold counts
+    once the folder names it elsewhere; a piece cut out of a word is none."""
+
+    def graph(self):
+        import memory_linker
+        store = memory_store.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.sync()
+        graph = memory_linker.LinkGraph(store)
+        graph.sync()
+        return graph
+
+    def test_sentence_starts_headings_and_bold_count(self):
+        self.write("memory/2026-01-01.md", "# Notes\n\n- We moved the search to Atlas last week.\n")
+        self.write("memory/2026-01-02.md", "# Plan\n\n- The Atlas rollout starts Monday.\n")
+        self.write("memory/2026-01-03.md", "## Atlas\n\n- Atlas needs a new index.\n")
+        self.write("memory/2026-01-04.md", "# Day\n\n- **Atlas** is down again.\n- Went to lunch.\n")
+        self.write("memory/2026-01-05.md", "# Day\n\nAtlas is back. Went home.\n")
+        graph = self.graph()
+        atlas = graph.find("Atlas")
+        self.assertEqual((atlas.chunks, atlas.files), (5, 5))
+        with self.assertRaises(memory_store.StoreError):
+            graph.find("Went")  # capitalised only where any word is
+
+    def test_a_piece_cut_out_of_a_word_is_no_entity(self):
+        days = ["客户积分可以抵现金", "客户积分这个月清零", "客户等级升了一级", "整理客户资料",
+                "和同事沟通再优化一下方案", "沟通了一下排期", "下午沟通需求", "晚上去超市买菜"]
+        days += ["第%d天：上午写代码，下午跑步，晚上看书" % n for n in range(20)]  # so pairs can bind
+        for d, text in enumerate(days, 1):
+            self.write("memory/2026-03-%02d.md" % d, "# day %d\n\n- %s\n" % (d, text))
+        names = {e.name for e in self.graph().table()}
+        self.assertNotIn("户积分", names)
+        self.assertNotIn("通再优化", names)
