@@ -4,7 +4,7 @@ from collections import Counter
 
 from .bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
 from .chinese import ZH_FREE_CHARS, pair_binds, function_spans, is_cjk_query
-from .dates import date_matches, query_dates
+from .dates import date_matches, query_dates, relative_spans, spans_match
 from .params import DEFAULT_PARAMS
 from .passages import Hits, _passages
 from .query import _is_unigram, analyse_query
@@ -342,7 +342,8 @@ def frame_only(order, candidates, merged, query, params=DEFAULT_PARAMS, bound=()
 
 def _rerank(order, candidates, merged, q, dates, params):
     """Bonuses for the best hits: the query in one line (proximity), and a
-    file dated on a day the query names (kept in [0, 1] by renormalising)."""
+    file dated on a day the query names or a line that happened then
+    ("yesterday" in a note of the next day; kept in [0, 1] by renormalising)."""
     idf = {t: w * math.log(1 + q.n_docs / q.dfs[t]) for t, w in q.weights.items()}
     total = sum(idf[t] for t in q.base)
     scale = 1 + params.proximity_weight + (params.date_weight if dates else 0.0)
@@ -350,7 +351,8 @@ def _rerank(order, candidates, merged, q, dates, params):
         score = merged[key]
         if i < params.rerank_depth:
             score += params.proximity_weight * proximity(candidates[key], idf, total)
-        if date_matches(candidates[key].row.date, dates):
+        row = candidates[key].row
+        if dates and (date_matches(row.date, dates) or spans_match(relative_spans(row.text, row.date), dates)):
             score += params.date_weight
         merged[key] = score / scale
     rows = {k: c.row for k, c in candidates.items()}

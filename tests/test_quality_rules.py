@@ -119,3 +119,29 @@ class EntityBoundaryTest(TempMemory):
         names = {e.name for e in self.graph().table()}
         self.assertNotIn("户积分", names)
         self.assertNotIn("通再优化", names)
+
+
+class RelativeTimeTest(FolderCase):
+    files = {
+        "memory/2023-05-08.md": "# 8 May\n\n- I went to the support group yesterday, it was powerful.\n",
+        "memory/2023-06-10.md": "# 10 June\n\n- The support group again: the support group keeps growing.\n",
+    }
+
+    def test_yesterday_in_a_note_happened_the_day_before(self):
+        from memsuite.dates import relative_spans
+        import datetime
+        self.assertEqual(relative_spans("yesterday", "2023-05-08"), [(datetime.date(2023, 5, 7),) * 2])
+        self.assertEqual(relative_spans("上周", "2026-03-16"),
+                         [(datetime.date(2026, 3, 9), datetime.date(2026, 3, 15))])
+        self.assertEqual(self.hits("support group on 7 May 2023")[0].path, "memory/2023-05-08.md")
+
+
+
+class ChineseRelativeTimeTest(FolderCase):
+    files = {
+        "memory/2026-03-16.md": "# 2026-03-16\n\n- 上周和张伟去爬山了\n",
+        "memory/2026-04-20.md": "# 2026-04-20\n\n- 张伟爬山\n",
+    }
+
+    def test_a_date_meets_the_line_that_happened_then(self):
+        self.assertEqual(self.hits("3月9日张伟爬山")[0].path, "memory/2026-03-16.md")
