@@ -308,10 +308,10 @@ def _classify_code(span):
 
 def _capitalised_names(text):
     """People, places and titles: (start, end, name, kind) of capitalised
-    words.  A lone word at a sentence start or in a heading ("Atlas is
-    live", "## Atlas") may be any word: it is kind "capstart", which counts
-    only for a word the folder also names elsewhere; in bold on its own
-    (**Atlas**) it is marked as a name ("cap")."""
+    words, not a lone word at a sentence start ("Went home", "See you")
+    unless it is marked: in a heading (## Atlas) it may still be any word,
+    kind "capstart", which counts only for a word the folder also writes so
+    elsewhere; in bold on its own (**Atlas**) it is a name ("cap")."""
     for line_start, line in _lines_with_offsets(text):
         speaker = _re()["speaker"].match(line)
         if speaker and speaker.group(1).split()[0] not in CAPITAL_NOISE:
@@ -333,6 +333,8 @@ def _capitalised_names(text):
                     continue
                 bold = line[max(0, start - 2):start] in ("**", "__") \
                     and line[start + len(words[0]):start + len(words[0]) + 2] in ("**", "__")
+                if not (bold or heading):
+                    continue  # measured: in chat, "See", "Game" open sentences and recur
                 kind = "cap" if bold and not heading else "capstart"
             name = " ".join(words)
             yield line_start + start, line_start + start + len(name), name, kind

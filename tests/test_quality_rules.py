@@ -86,8 +86,9 @@ if __name__ == "__main__":
 
 
 class EntityBoundaryTest(TempMemory):
-    """The linker: a name at a sentence start, in a heading or in bold counts
-    once the folder names it elsewhere; a piece cut out of a word is none."""
+    """The linker: a name in a heading or in bold counts (a heading once the
+    folder names it elsewhere); a piece cut out of a word is none; a list
+    links item by item."""
 
     def graph(self):
         import memory_linker
@@ -98,7 +99,7 @@ class EntityBoundaryTest(TempMemory):
         graph.sync()
         return graph
 
-    def test_sentence_starts_headings_and_bold_count(self):
+    def test_headings_and_bold_count(self):
         self.write("memory/2026-01-01.md", "# Notes\n\n- We moved the search to Atlas last week.\n")
         self.write("memory/2026-01-02.md", "# Plan\n\n- The Atlas rollout starts Monday.\n")
         self.write("memory/2026-01-03.md", "## Atlas\n\n- Atlas needs a new index.\n")
@@ -106,7 +107,9 @@ class EntityBoundaryTest(TempMemory):
         self.write("memory/2026-01-05.md", "# Day\n\nAtlas is back. Went home.\n")
         graph = self.graph()
         atlas = graph.find("Atlas")
-        self.assertEqual((atlas.chunks, atlas.files), (5, 5))
+        # the heading and the bold count; a plain sentence start does not
+        # (in chat text "See you", "Game night" open sentences and recur)
+        self.assertEqual((atlas.chunks, atlas.files), (4, 4))
         with self.assertRaises(memory_store.StoreError):
             graph.find("Went")  # capitalised only where any word is
 
@@ -119,6 +122,19 @@ class EntityBoundaryTest(TempMemory):
         names = {e.name for e in self.graph().table()}
         self.assertNotIn("户积分", names)
         self.assertNotIn("通再优化", names)
+
+    def test_a_list_links_item_by_item(self):
+        self.write("MEMORY.md", "# Memory\n\n## People\n- Alice Brown lives in Paris\n- Bob Stone lives in Berlin\n"
+                                "- Carol White lives in Tokyo\n- Dave Green lives in Madrid\n")
+        self.write("memory/2026-01-01.md", "# Trip\n\n- Alice Brown flew to Paris with Bob Stone.\n")
+        self.write("memory/2026-01-02.md", "# Call\n\n- Carol White called from Tokyo about Berlin.\n")
+        self.write("memory/2026-01-03.md", "# Lunch\n\n- Lunch with Dave Green in Madrid with Alice Brown.\n")
+        graph = self.graph()
+        near = {e.name for e, _ in graph.neighbours(graph.find("Tokyo"))}
+        self.assertEqual(near, {"Carol White", "Berlin"})  # not Bob Stone, Madrid... of the list
+        links = {frozenset((a.name, b.name)) for a, b, _ in graph.strongest_links(50)}
+        self.assertIn(frozenset(("Bob Stone", "Berlin")), links)
+        self.assertNotIn(frozenset(("Bob Stone", "Tokyo")), links)
 
 
 class RelativeTimeTest(FolderCase):
