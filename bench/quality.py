@@ -15,6 +15,7 @@ Every data set has a tuning half and a held-out half, reported side by side
   locomo    conversations conv-26, conv-30, conv-41 | conv-42, conv-43
   cmrc2018  questions about alternate days: even | odd (by sorted file name)
   zh        bench/zh/dev | bench/zh/test (kinds: t2s, s2t, name, number, ...)
+  memdaily  Chinese personal facts, one tiny folder per question: even | odd folder number
 
 Usage: python3 bench/quality.py [--data DIR] [--mode hybrid] [--sets locomo,zh]
 """
@@ -38,7 +39,7 @@ import memory_store  # noqa: E402
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "eval-data"))
 ZH_DIR = os.path.join(HERE, "zh")
 BUDGET = 4000
-DATASETS = ("locomo", "cmrc2018", "zh")
+DATASETS = ("locomo", "cmrc2018", "zh", "memdaily")
 TUNE_CONVERSATIONS = {"conv-26", "conv-30", "conv-41"}
 SPLITS = ("tune", "held")
 METRICS = ("R@1", "R@5", "R@10", "MRR", "R@4kc", "lines")
@@ -67,6 +68,10 @@ def load_questions(data, name, adversarial=False):
     if name == "locomo":
         for q in items:
             q["split"] = "tune" if q["conv"] in TUNE_CONVERSATIONS else "held"
+    elif name == "memdaily":
+        for q in items:  # by the folder's number: even tunes, odd is held out
+            q["split"] = "tune" if int(q["corpus"].rsplit("_", 1)[1]) % 2 == 0 else "held"
+            q["category_name"] = q.get("category_name") or q["category"]
     else:
         days = sorted({g["path"] for q in items for g in q["gold"]})
         parity = {path: i % 2 for i, path in enumerate(days)}

@@ -89,6 +89,16 @@ ZH_FUNCTION_WORDS = frozenset("""
 比较 其实 当然 怎么办 叫什么 干什么 做什么 去哪 去哪里 哪天 哪一天 谁的 给谁 和谁 跟谁
 """.split())
 ZH_FUNCTION_CHARS = frozenset("的了吗呢吧啊呀么哦嗯之其")
+# A question's frame: what it asks about its topic (an attribute: 电话, 名字,
+# 生日) or how it asks (来着, 怎么样, 还记得).  A query's frame weighs less
+# than its topic, and a hit holding its frame but none of its topic (another
+# person's phone) does not score as an answer.  English frame words are
+# listed as the tokenizer's stems.
+ZH_FRAME_WORDS = frozenset("""
+名字 叫什么名字 什么名字 电话 电话号码 电话号 号码 手机号 手机号码 联系方式 联系电话 生日 地址 邮箱 邮箱地址
+年龄 身高 家乡 老家 职业 来着 是多少 怎么样啊 怎么样 还记得 记得 知道 告诉我 请问 是哪里 哪里人 情况
+""".split())
+EN_FRAME_WORDS = frozenset("name phone number birthdai address email ag call rememb".split())
 # Characters that attach to words without forming one with them (particles,
 # pronouns, common verbs): 李明说 is 李明 + 说, never a longer name.
 ZH_FREE_CHARS = frozenset("的了是在和与及或等就也还又很太更最把被将对从向为以于让给着过"
@@ -109,6 +119,32 @@ def function_spans(run):
         else:
             marked[i] = run[i] in ZH_FUNCTION_CHARS
             i += 1
+    return marked
+
+
+def frame_spans(run):
+    """For each character of a CJK run (folded), whether it lies in one of
+    the question-frame words (longest match first) that stands as a word: at
+    an edge of the run, or beside a function word or another frame word on
+    one side at least (生日 in 李明的生日 or 李明生日, not in 出生日期)."""
+    fn = function_spans(run)
+    found, i = [], 0
+    while i < len(run):
+        for size in (6, 5, 4, 3, 2):
+            if i + size <= len(run) and run[i:i + size] in ZH_FRAME_WORDS:
+                found.append((i, i + size))
+                i += size
+                break
+        else:
+            i += 1
+    marked = [False] * len(run)
+    ends = {e for _, e in found}
+    starts = {s for s, _ in found}
+    for s, e in found:
+        left = s == 0 or fn[s - 1] or s in ends
+        right = e == len(run) or fn[e] or e in starts
+        if left or right:
+            marked[s:e] = [True] * (e - s)
     return marked
 
 

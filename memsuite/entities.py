@@ -3,7 +3,7 @@ are found, in English and Chinese."""
 import re
 from collections import Counter
 
-from .chinese import CJK_CLASS, ZH_FREE_CHARS, ZH_FUNCTION_WORDS, fold, fold_map
+from .chinese import CJK_CLASS, ZH_FREE_CHARS, ZH_FUNCTION_WORDS, fold, fold_map, is_cjk
 from .markdown import mask_private
 from .records import record
 from .tokenizer import STOPWORDS
@@ -11,7 +11,7 @@ from .tokenizer import STOPWORDS
 
 # Bump when extract_entities changes what it finds: the stored mentions are
 # then extracted again.
-EXTRACTOR_VERSION = 4
+EXTRACTOR_VERSION = 5
 
 # Extraction
 
@@ -96,8 +96,8 @@ CJK_STOP_WORDS |= ZH_FUNCTION_WORDS | frozenset("""工作 公司 版本 照片 �
 # Kinds kept only when they recur: capitalised words, Chinese phrases, names
 # and place names, letter-digit tokens, and all-capital words (LGBTQ and API
 # recur; a shouted "DOING" does not).
-STATISTICAL_KINDS = ("cap", "phrase", "caps", "zhname", "zhplace", "mixed")
-KIND_LABEL = {"cap": "name", "phrase": "term", "caps": "acronym", "zhname": "name", "zhplace": "place",
+STATISTICAL_KINDS = ("cap", "capstart", "phrase", "caps", "zhname", "zhplace", "mixed")
+KIND_LABEL = {"cap": "name", "capstart": "name", "phrase": "term", "caps": "acronym", "zhname": "name", "zhplace": "place",
               "mixed": "term"}
 KINDS = ("name", "place", "acronym", "code", "tag", "mention", "link", "url", "path", "term")
 
@@ -190,17 +190,28 @@ def extract_entities(text, cohesive=None):
         claim("mixed", m.start(), m.end(), m.group(0))
     simplified = text.translate(fold_map())  # 陳靜 is found as 陈静 (one character for one)
     for m in patterns["suffix_term"].finditer(simplified):
-        if not (set(m.group(1)) & CJK_STOP_CHARS):
+        if not (set(m.group(1)) & CJK_STOP_CHARS) and not _cut_word(simplified, m.start(), m.end(), cohesive):
             claim("term", m.start(), m.end(), text[m.start():m.end()])
-    for start, end, name in _capitalised_names(text):
-        claim("cap", start, end, name)
+    for start, end, name, kind in _capitalised_names(text):
+        claim(kind, start, end, name)
     for kind, start, end, _ in _chinese_entities(simplified, cohesive):
         claim(kind, start, end, text[start:end])
     for start, end, _ in _cjk_phrases(simplified):
-        if not any(s < end and start < e for s, e in taken):
+        if not any(s < end and start < e for s, e in taken) and not _cut_word(simplified, start, end, cohesive):
             phrase = text[start:end]
             out.append(Mention("phrase", entity_key("phrase", phrase), phrase))
     return out
+
+
+def _cut_word(text, start, end, cohesive):
+    """Whether text[start:end] begins or ends inside a word of the folder: its
+    first Chinese character binds to the one before it (户积分 of 客户积分,
+    通再优化 of 沟通再优化), or its last to the one after it (服务 of 服务器)."""
+    if cohesive is None:
+        return False
+    before = text[start - 1:start + 1] if start > 0 else ""
+    after = text[end - 1:end + 1] if end < len(text) else ""
+    return any(len(pair) == 2 and is_cjk(pair) and cohesive(pair) for pair in (before, after))
 
 
 def _last_piece(run):
@@ -296,11 +307,16 @@ def _classify_code(span):
 
 
 def _capitalised_names(text):
-    """People, places and titles: capitalised words not at a sentence start."""
+    """People, places and titles: (start, end, name, kind) of capitalised
+    words, not a lone word at a sentence start ("Went home", "See you")
+    unless it is marked: in a heading (## Atlas) it may still be any word,
+    kind "capstart", which counts only for a word the folder also writes so
+    elsewhere; in bold on its own (**Atlas**) it is a name ("cap")."""
     for line_start, line in _lines_with_offsets(text):
         speaker = _re()["speaker"].match(line)
         if speaker and speaker.group(1).split()[0] not in CAPITAL_NOISE:
-            yield line_start + speaker.start(1), line_start + speaker.end(1), speaker.group(1)
+            yield line_start + speaker.start(1), line_start + speaker.end(1), speaker.group(1), "cap"
+        heading = line.lstrip().startswith("#")
         for m in _re()["capitalised"].finditer(line):
             words = m.group(0).replace("-", " ").split()
             start = m.start()
@@ -309,12 +325,19 @@ def _capitalised_names(text):
             while words and (words[0] in CAPITAL_NOISE or (initial and words[0].lower() in STOPWORDS)):
                 start += len(words[0]) + 1
                 words = words[1:]
-            if not words or (len(words) == 1 and start == m.start() and initial):
+            if not words or (len(words) == 1 and len(words[0]) < 3):
                 continue
-            if len(words) == 1 and len(words[0]) < 3:
-                continue
+            kind = "cap"
+            if len(words) == 1 and start == m.start() and initial:
+                if words[0].lower() in STOPWORDS:
+                    continue
+                bold = line[max(0, start - 2):start] in ("**", "__") \
+                    and line[start + len(words[0]):start + len(words[0]) + 2] in ("**", "__")
+                if not (bold or heading):
+                    continue  # measured: in chat, "See", "Game" open sentences and recur
+                kind = "cap" if bold and not heading else "capstart"
             name = " ".join(words)
-            yield line_start + start, line_start + start + len(name), name
+            yield line_start + start, line_start + start + len(name), name, kind
 
 
 def _sentence_initial(line, pos):

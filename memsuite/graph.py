@@ -2,7 +2,7 @@
 import math
 from collections import Counter, defaultdict
 
-from .chinese import pair_binds, is_cjk
+from .chinese import fold, pair_binds, is_cjk
 from .citations import cite, parse_reference, ranges_overlap
 from .entities import EXTRACTOR_VERSION, KIND_LABEL, STATISTICAL_KINDS, entity_key, file_mentions
 from .markdown import content_lines
@@ -95,6 +95,13 @@ class LinkGraph:
                 forms = {f: n for f, n in spellings.get(key, {}).items() if f[0] != "expansion"}
                 if not forms:
                     continue
+                starts = {sp for kind, sp in forms if kind == "capstart"}
+                if starts:  # a word capitalised where any word is counts only for a name
+                    others = {f: n for f, n in forms.items() if f[0] != "capstart"}  # written so elsewhere
+                    if sum(others.values()) < 2 or not starts & {sp for _, sp in others}:
+                        if not any(kind not in STATISTICAL_KINDS for kind, _ in others):
+                            continue  # ("Let" once mid-sentence)
+                        forms = others  # named as written elsewhere ("Got it" is not "GoT")
                 explicit = any(kind not in STATISTICAL_KINDS for kind, _ in forms)
                 chinese = all(kind in ("zhname", "zhplace") for kind, _ in forms)
                 if not explicit and (chunks < 2 if chinese else files < 2):
@@ -152,11 +159,16 @@ class LinkGraph:
         return out[:limit]
 
     def neighbours(self, entity, limit=10):
-        """[(Entity, weight)]: the entities most often in the same chunk as this one."""
+        """[(Entity, weight)]: the entities most often in the same chunk as
+        this one (in a list, on the same item)."""
         entities = self.entities()
         refs = [(p, o) for _, p, o, _ in self.links.mentions_of([entity.key])]
         counts = Counter()
-        for keys in self.links.keys_in_chunks(refs).values():
+        in_chunks = self.links.keys_in_chunks(refs)
+        items = self._list_items(in_chunks)
+        for ref, keys in in_chunks.items():
+            if ref in items:
+                keys = set().union(*[line for line in items[ref] if entity.key in line]) or keys
             counts.update(k for k in keys if k in entities and k != entity.key)
         out = [(entities[k], w) for k, w in counts.items()]
         out.sort(key=lambda ew: (-ew[1], -ew[0].chunks, ew[0].name))
@@ -169,13 +181,42 @@ class LinkGraph:
         for key, p, o, _ in self.links.mentions_of(keys):
             chunks[key].add((p, o))
         ordered = sorted(chunks)
+        by_chunk = defaultdict(set)
+        for key, refs in chunks.items():
+            for ref in refs:
+                by_chunk[ref].add(key)
+        items = self._list_items(by_chunk)
         out = []
         for i, a in enumerate(ordered):
             for b in ordered[i + 1:]:
-                shared = len(chunks[a] & chunks[b])
+                shared = sum(1 for ref in chunks[a] & chunks[b]
+                             if ref not in items or any(a in line and b in line for line in items[ref])
+                             or not any(a in line for line in items[ref]) or not any(b in line for line in items[ref]))
                 if shared:
                     out.append((entities[a], entities[b], shared))
         out.sort(key=lambda e: (-e[2], e[0].name, e[1].name))
+        return out
+
+    def _list_items(self, keys_by_chunk):
+        """{(path, ordinal): [set of keys of each item]} for the chunks that
+        are lists (three items or more, each naming its own entities): one
+        list of people and places (MEMORY.md's People) says who goes with
+        which place item by item, not that all of them go together."""
+        candidates = {ref: keys for ref, keys in keys_by_chunk.items() if len(keys) >= 3}
+        if not candidates:
+            return {}
+        spellings = self.spellings()
+        out = {}
+        for ref, row in self._rows(candidates).items():
+            lines = [l for l in row.text.split("\n") if l.strip()]
+            items = [l for l in lines if l.lstrip()[:2] in ("- ", "* ", "+ ") or l.lstrip()[:1].isdigit()]
+            if len(items) < 3:
+                continue
+            folded = [fold(l) for l in items]
+            named = [{k for k in candidates[ref] if any(fold(sp) in line for sp in spellings.get(k, ()) if sp)}
+                     for line in folded]
+            if sum(1 for n in named if n) >= 3:
+                out[ref] = named
         return out
 
     def _rows(self, chunk_refs):
@@ -314,7 +355,7 @@ class LinkGraph:
         return [entities[k] for k in sorted(nodes, key=lambda k: (-entities[k].chunks, k))], edges
 
 
-_KIND_RANK = {"name": 5, "cap": 5, "link": 4, "term": 4, "phrase": 4, "caps": 3, "acronym": 3,
+_KIND_RANK = {"name": 5, "cap": 5, "capstart": 5, "link": 4, "term": 4, "phrase": 4, "caps": 3, "acronym": 3,
               "url": 2, "path": 2, "mention": 1, "tag": 1, "code": 0}
 
 

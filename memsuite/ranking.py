@@ -4,7 +4,7 @@ from collections import Counter
 
 from .bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
 from .chinese import ZH_FREE_CHARS, pair_binds, function_spans, is_cjk_query
-from .dates import date_matches, query_dates
+from .dates import date_matches, query_dates, relative_spans, spans_match
 from .params import DEFAULT_PARAMS
 from .passages import Hits, _passages
 from .query import _is_unigram, analyse_query
@@ -51,16 +51,18 @@ def make_candidates(rows, params=DEFAULT_PARAMS):
 def discount_longer_words(candidates, query, store, params=DEFAULT_PARAMS):
     """Count less a query word's occurrences that are part of a longer word:
     李明 inside 李明轩, 王娟 inside 王娟娟.  An occurrence continues into a
-    longer word when the character beside it is not the query's own next
-    (or previous) one and binds to it as words do in this folder: the pair
+    longer word (in the body or the heading) when the character beside it
+    is not the query's own next (or previous) one and binds to it as words do in this folder: the pair
     recurs, and its pointwise mutual information (from document
     frequencies) passes word_cohesion.  Such occurrences count
     longer_word_share of one, and a line holding the word only so does not
-    hold it for proximity.  Changes the candidates' term counts."""
-    found = []  # (key, line number in the chunk, bigram, [pairs beside it])
+    hold it for proximity.  Changes the candidates' term counts; returns
+    the (key, bigram) pairs of chunks holding the word only so."""
+    found = []  # (key, line number in the chunk (-1: its heading), bigram, [pairs beside it])
     for bigram, before, after in _content_bigrams(query):
         for key, c in candidates.items():
-            for n, units in enumerate(c.row.units):
+            for n, units in enumerate(c.row.units + (c.row.head_units or "",)):
+                n = -1 if n == len(c.row.units) else n
                 for unit in units.split():
                     at = unit.find(bigram)
                     while at >= 0:
@@ -74,19 +76,21 @@ def discount_longer_words(candidates, query, store, params=DEFAULT_PARAMS):
                         at = unit.find(bigram, at + 1)
     pairs = {p for _, _, _, sides in found for p in sides}
     if not pairs:
-        return
+        return set()
     dfs = store.doc_freqs(sorted(pairs | {ch for p in pairs for ch in p}))
     clean = set()  # (key, line, bigram) with an occurrence of the word itself
     for key, n, bigram, sides in found:
         if any(pair_binds(p, dfs, query.n_docs, params.word_cohesion) for p in sides):
-            body = candidates[key].body
-            body[bigram] = max(0.0, body[bigram] - (1.0 - params.longer_word_share))
+            counts = candidates[key].head if n < 0 else candidates[key].body
+            counts[bigram] = max(0.0, counts[bigram] - (1.0 - params.longer_word_share))
         else:
             clean.add((key, n, bigram))
     for key, n, bigram, sides in found:
-        if (key, n, bigram) not in clean:
+        if n >= 0 and (key, n, bigram) not in clean:
             line = candidates[key].lines[n]
             candidates[key].lines[n] = [t for t in line if t != bigram]
+    alone = {(key, bigram) for key, _, bigram in clean}
+    return {(key, bigram) for key, _, bigram, _ in found if (key, bigram) not in alone}
 
 
 def _content_bigrams(query):
@@ -284,7 +288,7 @@ def _search(store, query, limit, mode, min_score, filters, params):
     share = share if semantic else 0.0
     channels += ["semantic"] if semantic else []
     candidates = make_candidates(rows, params)
-    discount_longer_words(candidates, q, store, params)
+    bound = discount_longer_words(candidates, q, store, params) or set()
     avg_length = (store.total_terms() / float(q.n_docs)) or 1.0
     keyword = keyword_channel(candidates, q, avg_length, params)
     vector = vector_channel(candidates, query_vector(q, store, params), params) if mode != "keyword" else {}
@@ -294,6 +298,8 @@ def _search(store, query, limit, mode, min_score, filters, params):
     order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if mode == "hybrid":
         order = _rerank(order, candidates, merged, q, query_dates(query), params)
+    if q.topic:
+        order = frame_only(order, candidates, merged, q, params, bound)
 
     hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
     if min_score is None and hits:
@@ -303,9 +309,41 @@ def _search(store, query, limit, mode, min_score, filters, params):
     return Hits([h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]], channels)
 
 
+def holds_topic(candidate, query, key=None, bound=()):
+    """Whether a chunk holds a word of the query's topic: all the bigrams of
+    a word of up to three characters (张伟 alone does not hold 张伟明), a
+    third of a longer run's (台北酒店 is two words), not counting occurrences inside a longer word
+    (李娜 in 李娜娜); a Latin word itself or, unknown, one it resembles."""
+    def held(t):
+        return (candidate.body.get(t, 0) + candidate.head.get(t, 0) > 0) and (key, t) not in bound
+    if any(held(t) for t in query.weights if t not in query.base and not _is_unigram(t)):
+        return True  # a synonym or regional spelling of a word of the query
+    for word in query.topic:
+        if len(word) == 1 and word[0] in query.unknown and _resemblance(word[0], candidate.words):
+            return True
+        if len(word) == 1 and word[0] in query.prefixes and any(t.startswith(word[0]) for t in candidate.body):
+            return True
+        need = len(word) if len(word) <= 2 else (len(word) + 2) // 3
+        if sum(1 for t in word if held(t)) >= need:
+            return True
+    return False
+
+
+def frame_only(order, candidates, merged, query, params=DEFAULT_PARAMS, bound=()):
+    """A hit holding the query's frame (电话, 名字叫, phone number) but none
+    of its topic answers another question (someone else's phone): it keeps
+    frame_only_share of its score, under the 0.4 of an answer."""
+    for key in order:
+        if not holds_topic(candidates[key], query, key, bound):
+            merged[key] *= params.frame_only_share
+    rows = {k: c.row for k, c in candidates.items()}
+    return sorted(order, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
+
+
 def _rerank(order, candidates, merged, q, dates, params):
     """Bonuses for the best hits: the query in one line (proximity), and a
-    file dated on a day the query names (kept in [0, 1] by renormalising)."""
+    file dated on a day the query names or a line that happened then
+    ("yesterday" in a note of the next day; kept in [0, 1] by renormalising)."""
     idf = {t: w * math.log(1 + q.n_docs / q.dfs[t]) for t, w in q.weights.items()}
     total = sum(idf[t] for t in q.base)
     scale = 1 + params.proximity_weight + (params.date_weight if dates else 0.0)
@@ -313,7 +351,8 @@ def _rerank(order, candidates, merged, q, dates, params):
         score = merged[key]
         if i < params.rerank_depth:
             score += params.proximity_weight * proximity(candidates[key], idf, total)
-        if date_matches(candidates[key].row.date, dates):
+        row = candidates[key].row
+        if dates and (date_matches(row.date, dates) or spans_match(relative_spans(row.text, row.date), dates)):
             score += params.date_weight
         merged[key] = score / scale
     rows = {k: c.row for k, c in candidates.items()}
