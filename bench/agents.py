@@ -55,7 +55,7 @@ sys.path.insert(0, HERE)
 import corpus  # noqa: E402  (memory_search and quality are imported from the snapshot: load_suite)
 
 SUITE_GLOBS = ("memory_*.py", "*.sh")
-SUITE_DIRS = ("data",)
+SUITE_DIRS = ("data", "memsuite")
 EXAMPLES = os.path.join(ROOT, "examples", "memory")
 EXAMPLE_QUERIES = ["博客RSS配置", "RSS duplicate items", "十三香小龙虾", "OpenClaw"]
 NOBODY = 65534
@@ -81,7 +81,7 @@ def clean_env(python, **extra):
 
 
 def copy_suite(dest):
-    """The suite's own files (memory_*.py, *.sh, data/) copied to dest, without bytecode."""
+    """The suite's own files (memory_*.py, *.sh, data/, memsuite/) copied to dest, without bytecode."""
     os.makedirs(dest)
     for pattern in SUITE_GLOBS:
         for path in glob.glob(os.path.join(ROOT, pattern)):
