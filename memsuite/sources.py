@@ -68,14 +68,15 @@ def is_suite_folder(root):
 NO_MEMORY_FOLDER = ("no memory folder found (the suite's own folder is never written to): set "
                     "MEMORY_DIR=/path/to/your/notes or pass --dir, or create MEMORY.md in your agent's workspace")
 
-# An agent's own files: a folder holding one is an agent workspace, whose
+# An agent's own files: a folder holding two of them is an agent workspace
+# (one alone may be a note that happens to be called TOOLS.md), whose
 # memories are MEMORY.md and memory/** (as OpenClaw indexes them), not these.
 AGENT_MARKERS = ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "TOOLS.md", "HEARTBEAT.md", "BOOTSTRAP.md")
 IGNORE_FILE = ".memoryignore"
 
 
 def is_agent_workspace(folder):
-    return any(os.path.isfile(os.path.join(folder, m)) for m in AGENT_MARKERS)
+    return sum(1 for m in AGENT_MARKERS if os.path.isfile(os.path.join(folder, m))) >= 2
 
 
 class FolderRule:

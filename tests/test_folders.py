@@ -107,6 +107,9 @@ class FreshOpenClawWorkspaceTest(TempMemory):
         self.addCleanup(store.close)
         store.sync()
         self.assertEqual(sorted(store.known_files()), ["MEMORY.md", "notes/b.md"])
+        self.write("TOOLS.md", "kyoto tools: one file of this name alone is a note\n")
+        store.sync()
+        self.assertIn("TOOLS.md", store.known_files())
         self.write("AGENTS.md", "agent instructions\n")  # now a workspace: MEMORY.md and memory/** only
         self.write(".memoryignore", "!notes/**\n")
         store.sync()
