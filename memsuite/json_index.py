@@ -128,7 +128,9 @@ class JsonBackend(LazyTables):
         self.data.setdefault("meta", {})[key] = value
 
     def known_files(self):
-        return {p: FileState(v["size"], v["mtime_ns"], v["hash"]) for p, v in self.data["files"].items()}
+        # a file that could not be read looks changed (mtime -1): the next sync tries it again
+        return {p: FileState(v["size"], -1 if v.get("issue") == "unreadable" else v["mtime_ns"], v["hash"])
+                for p, v in self.data["files"].items()}
 
     def file_dates(self):
         return {p: v["date"] for p, v in self.data["files"].items()}

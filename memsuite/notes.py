@@ -38,8 +38,10 @@ def append_memory(root, text, heading=None, tags=(), path=None, today=None):
     for tag in tags:
         if not tag.strip("#") or any(c.isspace() for c in tag):
             raise UsageError("bad tag %r (one word, no spaces)" % tag)
-    if heading is not None and (not heading.strip() or "\n" in heading or "\r" in heading):
-        raise UsageError("the heading must be one non-empty line")
+    if heading is not None:
+        heading = heading.strip().lstrip("#").strip()  # '## Travel' names the section Travel
+        if not heading or "\n" in heading or "\r" in heading:
+            raise UsageError("the heading must be one non-empty line")
     bad = next((i for i, c in enumerate(text or "") if "\ud800" <= c <= "\udfff"), None)
     if bad is not None:  # raw bytes that are not UTF-8 (from argv or stdin): never written
         raise UsageError("the note holds bytes that are not valid UTF-8 (at character %d); "
@@ -165,10 +167,14 @@ def add_once(root, index_dir, request, text, heading=None, tags=(), path=None):
     retrying after a timeout never doubles a note).  No key: always append."""
     if not request or not index_dir:
         return append_memory(root, text, heading, tags, path), False
-    if "\t" in request or "\n" in request or len(request) > 200:
-        raise UsageError("a request key is one line of at most 200 characters, without tabs")
+    if any(c in "\t\r\n" or "\ud800" <= c <= "\udfff" for c in request) or len(request) > 200:
+        raise UsageError("a request key is one line of at most 200 characters of text, without tabs")
     from .fileio import FileLock
     log = os.path.join(index_dir, REQUESTS_FILE)
+    try:
+        os.makedirs(index_dir, exist_ok=True)  # the index folder may have been deleted meanwhile
+    except OSError as exc:
+        raise StoreError("cannot keep request keys in %s: %s" % (index_dir, exc.strerror or exc))
     with FileLock(log):
         seen = _read_requests(log)
         if request in seen:

@@ -130,14 +130,44 @@ class FolderRule:
 
 
 def _ignore_match(rel, pattern_, dir_only, anchored):
-    import fnmatch
+    regex = _glob_regex(pattern_)
     parts = rel.split("/")
     folders = ["/".join(parts[:i]) for i in range(1, len(parts))]
     if anchored:
         candidates = folders + ([] if dir_only else [rel])
-        return any(fnmatch.fnmatchcase(c, pattern_) for c in candidates)
+        return any(regex.fullmatch(c) for c in candidates)
     names = parts[:-1] + ([] if dir_only else parts[-1:])
-    return any(fnmatch.fnmatchcase(n, pattern_) for n in names)
+    return any(regex.fullmatch(n) for n in names)
+
+
+def _glob_regex(glob):
+    """A gitignore glob as a regular expression: '*' and '?' within one
+    folder, '**/' any folders (or none), '/**' everything inside, '[...]' a class."""
+    out, i = [], 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("/**", i) and i + 3 == len(glob):
+            out.append("/.*")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif glob[i] == "[" and "]" in glob[i + 2:]:
+            end = glob.index("]", i + 2)
+            out.append("[" + glob[i + 1:end].replace("\\", "\\\\").replace("!", "^", 1) + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return re.compile("".join(out))
 
 
 def file_date(path):
@@ -289,8 +319,16 @@ def check_memory_path(root, rel):
     why = None
     if any(p.startswith(".") and p != ".." for p in parts) or not norm.lower().endswith(".md"):
         why = "a .md file outside hidden folders"
+    elif not _encodable(norm):
+        why = "its name is not valid UTF-8"
     full = safe_join(root, rel)
     rel = "/".join(parts)
+    resolved = os.path.relpath(full, os.path.realpath(root)).replace(os.sep, "/")
+    if why is None and resolved != rel:  # a symlink: the file it leads to must be a memory file too
+        try:
+            check_memory_path(root, resolved)
+        except StoreError:
+            why = "a link to a file that is not one"
     if why is None:
         folders = [os.path.join(root, *parts[:i]) for i in range(len(parts))]
         if is_suite_folder(root) and parts[0] in SUITE_SKIP:

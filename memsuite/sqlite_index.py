@@ -202,8 +202,9 @@ class SqliteBackend(LazyTables):
         self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (key, value))
 
     def known_files(self):
-        return {p: FileState(s, m, h) for p, s, m, h in
-                self.conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
+        # a file that could not be read looks changed (mtime -1): the next sync tries it again
+        return {p: FileState(s, m, h) for p, s, m, h in self.conn.execute(
+            "SELECT path, size, CASE WHEN issue = 'unreadable' THEN -1 ELSE mtime_ns END, hash FROM files")}
 
     def file_dates(self):
         return dict(self.conn.execute("SELECT path, date FROM files"))

@@ -456,8 +456,10 @@ class MemoryStore:
                     continue
                 w.put(f, analysed)
                 (updated if f.path in known else added).append(f.path)
-            # what the index now reflects, for the next sync's quick check (a partial sync knows less)
-            self.backend.set_meta("stat_digest", stat_digest(found) if only is None else "")
+            # what the index now reflects, for the next sync's quick check (a partial sync knows less,
+            # and a file that could not be read must be tried again)
+            unread = any(issue == "unreadable" for _, issue in problems)
+            self.backend.set_meta("stat_digest", stat_digest(found) if only is None and not unread else "")
         return SyncReport(sorted(added), sorted(updated), sorted(removed),
                           sorted(unchanged + touched), sorted(problems))
 

@@ -249,3 +249,64 @@ class LockWithoutFcntlTest(TempMemory):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ReviewFixesTest(TempMemory):
+    """Cases found in the last review of this round."""
+
+    def test_a_name_that_is_not_utf8_is_refused_before_anything_is_written(self):
+        self.write("MEMORY.md", "# Memory\n")
+        bad = os.fsencode(os.path.join(self.dir, "memory")) + b"/\xff.md"
+        code = ("import sys; sys.path.insert(0, %r); import memory_store as ms\n"
+                "try:\n    ms.append_memory(sys.argv[1], 'x', path='memory/' + b'\\xff'.decode('utf-8', 'surrogateescape') + '.md')\n"
+                "except ms.StoreError as e:\n    print('refused', e)\n" % ROOT)
+        out = subprocess.run([sys.executable, "-c", code, self.dir], capture_output=True).stdout
+        self.assertIn(b"refused", out)
+        self.assertFalse(os.path.exists(bad))
+
+    def test_a_file_unreadable_once_is_read_again(self):
+        from memsuite import prepare
+        self.write("MEMORY.md", "# Memory\n\nThe kyotoonce note.\n")
+        store = ms.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        original = prepare.read_source
+        prepare.read_source = lambda path: (None, "unreadable")
+        self.addCleanup(setattr, prepare, "read_source", original)
+        store.sync()
+        self.assertEqual(memory_search.search(store, "kyotoonce"), [])
+        prepare.read_source = original
+        store.sync()
+        self.assertEqual([h.path for h in memory_search.search(store, "kyotoonce")], ["MEMORY.md"])
+
+    def test_memoryignore_globs_behave_as_gitignore(self):
+        self.write("draft.md", "kyoto\n")
+        self.write("a/b/c.md", "kyoto\n")
+        self.write("a/d.md", "kyoto\n")
+        self.write(".memoryignore", "**/draft.md\n/a/*.md\n")
+        store = ms.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.sync()
+        self.assertEqual(sorted(store.known_files()), ["a/b/c.md"])
+
+    def test_request_keys_that_would_not_read_back_are_refused(self):
+        self.write("MEMORY.md", "# Memory\n")
+        code, _, err = run_script("search.sh", "add", "x", "--request", "a\rb", "--dir", self.dir)
+        self.assertEqual(code, 2, err)
+
+    def test_a_link_to_an_agents_file_is_not_a_memory_file(self):
+        for name in ("AGENTS.md", "SOUL.md"):
+            self.write(name, "instructions\n")
+        os.makedirs(os.path.join(self.dir, "memory"))
+        os.symlink(os.path.join(self.dir, "AGENTS.md"), os.path.join(self.dir, "memory", "inst.md"))
+        code, _, err = run_script("search.sh", "add", "y", "--file", "memory/inst.md", "--dir", self.dir)
+        self.assertEqual(code, 1, err)
+        with open(os.path.join(self.dir, "AGENTS.md"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), "instructions\n")
+
+    def test_a_heading_given_with_its_hashes_is_the_same_section(self):
+        self.write("MEMORY.md", "# Memory\n\n## Travel\n- Kyoto\n")
+        code, _, err = run_script("search.sh", "add", "Osaka", "--heading", "## Travel", "--file", "MEMORY.md",
+                                  "--dir", self.dir)
+        self.assertEqual(code, 0, err)
+        with open(os.path.join(self.dir, "MEMORY.md"), encoding="utf-8") as f:
+            self.assertEqual(f.read().count("## Travel"), 1)
