@@ -73,7 +73,8 @@ def cmd_status(args):
     watcher = info["watcher"]
     rows = [("memory folder", info["memory_dir"]), ("backend", backend),
             ("FTS5 available", "yes" if info["fts5"] else "no"), ("index", info["index_path"]),
-            ("index size", human_bytes(info["index_bytes"])), ("files", info["files"]),
+            ("index size", human_bytes(info["index_bytes"])),
+            ("files", "%s (%s)" % (info["files"], info["files_rule"])),
             ("chunks", info["chunks"]), ("last change", info["last_sync"] or "never"),
             ("last checked", info["checked"] + " (now)"),
             ("watch", "none" if not watcher else "pid %d, %s" % (

@@ -129,6 +129,16 @@ class FolderRule:
             or self.takes_back
 
 
+def files_rule(root):
+    """Which files of the folder are memories, in words (for status)."""
+    rule = FolderRule(root)
+    said = ("agent workspace: MEMORY.md and memory/**" if rule.workspace else "every Markdown file")
+    if rule.patterns:
+        said += ", adjusted by %d line%s of %s" % (len(rule.patterns), "" if len(rule.patterns) == 1 else "s",
+                                                  IGNORE_FILE)
+    return said
+
+
 def _ignore_match(rel, pattern_, dir_only, anchored):
     regex = _glob_regex(pattern_)
     parts = rel.split("/")

@@ -8,8 +8,8 @@ import time
 from .index_records import SyncReport, plan_sync, stat_digest
 from .params import DEFAULT_PARAMS
 from .records import IndexDamaged, StoreError, UsageError
-from .sources import (INDEX_DIRNAME, discover, is_session, read_memory_lines, resolve_memory_dir,
-    stat_sources)
+from .sources import (INDEX_DIRNAME, discover, files_rule, is_session, read_memory_lines,
+                      resolve_memory_dir, stat_sources)
 from .sqlite_index import NoFts5, SqliteBackend, sqlite_unavailable_reason
 
 
@@ -621,6 +621,7 @@ class MemoryStore:
             "index_path": stats.get("index_path") or (on_disk[0] if on_disk else ":memory:"),
             "stale_files": sorted(changed + removed),
             "problem_files": [{"path": p, "issue": i} for p, i in issues],
+            "files_rule": files_rule(self.root),
         })
 
     def close(self):

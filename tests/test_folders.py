@@ -96,6 +96,8 @@ class FreshOpenClawWorkspaceTest(TempMemory):
         self.assertEqual([r["path"] for r in json.loads(out)["results"]], [])
         code, out, err = run_script(os.path.join(skill, "search.sh"), "Caroline tea", "--json")
         self.assertEqual([r["path"][:7] for r in json.loads(out)["results"]], ["memory/"])
+        code, out, err = run_script(os.path.join(skill, "search.sh"), "status", "--json")
+        self.assertEqual(json.loads(out)["files_rule"], "agent workspace: MEMORY.md and memory/**")
 
     def test_memoryignore_takes_files_out_and_back(self):
         self.write("MEMORY.md", "kyoto long term\n")
