@@ -212,6 +212,23 @@ class PostgresBackend:
     def _lock_namespace(self, space=LOCK_SPACE):
         self.q("SELECT pg_advisory_xact_lock(%s::int, hashtext(%s))", (space, self.ns))
 
+    def begin_write(self, space=LOCK_SPACE):
+        """A write transaction holding the namespace's lock (after ending a
+        read snapshot open on this connection)."""
+        if self.depth:
+            self.q("COMMIT", fetch=False)
+            self.depth = 0
+        self.q("BEGIN", fetch=False)
+        self.in_write = True
+        self._lock_namespace(space)
+
+    def _reset_namespace(self):
+        """Empty this namespace and stamp it with our settings (under its lock)."""
+        self._wipe()
+        self._set_meta_rows([("schema_version", str(SCHEMA_VERSION)), ("settings", self.settings),
+                             ("chunk_count", "0"), ("total_terms", "0"), ("created", _now()),
+                             ("last_sync", "")])
+
     def _start_namespace(self, seen):
         """Make this namespace fresh (empty, stamped with our settings), under its lock."""
         self.q("BEGIN", fetch=False)
@@ -220,10 +237,7 @@ class PostgresBackend:
             meta = dict(self.q("SELECT key, value FROM memsuite_meta WHERE ns=%s AND key IN "
                                "('schema_version', 'settings')", (self.ns,)))
             if meta.get("schema_version") != str(SCHEMA_VERSION) or meta.get("settings") != self.settings:
-                self._wipe()
-                self._set_meta_rows([("schema_version", str(SCHEMA_VERSION)), ("settings", self.settings),
-                                     ("chunk_count", "0"), ("total_terms", "0"), ("created", _now()),
-                                     ("last_sync", "")])
+                self._reset_namespace()
             self.q("COMMIT", fetch=False)
         except BaseException:
             self._abandon()
@@ -251,10 +265,7 @@ class PostgresBackend:
         self.q("BEGIN", fetch=False)
         try:
             self._lock_namespace()
-            self._wipe()
-            self._set_meta_rows([("schema_version", str(SCHEMA_VERSION)), ("settings", self.settings),
-                                 ("chunk_count", "0"), ("total_terms", "0"), ("created", _now()),
-                                 ("last_sync", "")])
+            self._reset_namespace()
             self.q("COMMIT", fetch=False)
         except BaseException:
             self._abandon()

@@ -11,12 +11,7 @@ class PgLinks:
 
     def _write(self):
         b = self.backend
-        if b.depth:  # a read snapshot is open on this connection: end it first
-            b.q("COMMIT", fetch=False)
-            b.depth = 0
-        b.q("BEGIN", fetch=False)
-        b.in_write = True
-        b._lock_namespace(LINK_LOCK_SPACE)
+        b.begin_write(LINK_LOCK_SPACE)
 
     def _commit(self):
         b = self.backend

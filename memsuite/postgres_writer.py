@@ -23,13 +23,8 @@ class PgWriter:
 
     def __enter__(self):
         b = self.backend
-        if b.depth:  # a read snapshot is open on this connection: end it first
-            b.q("COMMIT", fetch=False)
-            b.depth = 0
-        b.q("BEGIN", fetch=False)
-        b.in_write = True
         try:
-            b._lock_namespace()
+            b.begin_write()
             origin = b.meta("origin")
             if origin != b.origin:
                 if origin and os.environ.get("MEMORY_NAMESPACE_TAKEOVER") != "1" and b.known_files():
