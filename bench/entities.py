@@ -33,6 +33,11 @@ def load_gold(folder):
     return gold, {norm(v): g["name"] for g in gold for v in g["variants"] + [g["name"]]}
 
 
+def _lines(root, place):
+    with open(os.path.join(root, place.path), encoding="utf-8") as f:
+        return f.read().split("\n")[place.start_line - 1:place.end_line]
+
+
 def evaluate(folder, top=40, show=False):
     gold, by_variant = load_gold(folder)
     with tempfile.TemporaryDirectory() as tmp:
@@ -52,8 +57,8 @@ def evaluate(folder, top=40, show=False):
                         ea = graph.find(a["name"])
                     except memory_store.StoreError:
                         continue
-                    for place in graph.appearances(ea, 1000):
-                        text = norm(place.snippet)
+                    for place in graph.appearances(ea, 1000):  # the chunk's lines, not its snippet
+                        text = norm("".join(_lines(copy, place)))
                         if norm(b["name"]) in text and norm(a["name"]) not in text.replace(norm(b["name"]), ""):
                             conflated.append((a["name"], b["name"], place.id))
         store.close()

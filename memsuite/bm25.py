@@ -6,10 +6,12 @@ _LOG_TF = [0.0] + [1.0 + math.log(n) for n in range(1, 64)]
 
 
 def log_tf(n):
-    """1 + ln(n), the sublinear term frequency of SMART 'l' weighting (0 for 0)."""
+    """1 + ln(n), the sublinear term frequency of SMART 'l' weighting; a
+    discounted count under one (李明 inside 李明轩 counts 0.2) weighs itself,
+    never less than nothing."""
     if n.__class__ is int and n < 64:
         return _LOG_TF[n]
-    return 1.0 + math.log(n) if n > 0 else 0.0
+    return 1.0 + math.log(n) if n >= 1 else max(n, 0.0)
 
 
 # --- BM25: the one formula (FTS5's), used by both backends and the ranking -

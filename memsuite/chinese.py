@@ -101,6 +101,12 @@ ZH_FRAME_WORDS = frozenset("""
 EN_FRAME_WORDS = frozenset("name phone number birthdai address email ag call rememb".split())
 # Characters that attach to words without forming one with them (particles,
 # pronouns, common verbs): 李明说 is 李明 + 说, never a longer name.
+# The commonest Chinese surnames: a word starting with one may be a person's name.
+SURNAMES = frozenset("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶"
+                     "程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金廖贾夏韦付方邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺"
+                     "顾毛郝龚邵钱严覃武戴莫孔汤温康施牛樊葛邢齐乔伍庞颜倪庄聂章鲁岳翟殷詹欧耿焦俞柳"
+                     "祝舒阮柯纪梅童凌毕季裴霍涂苗谷盛翁冉骆蓝游辛靳管柴鲍喻祁蒲滕饶牟艾穆卓缪褚窦戚岑")
+
 ZH_FREE_CHARS = frozenset("的了是在和与及或等就也还又很太更最把被将对从向为以于让给着过"
                           "我你他她它们这那哪些个不没有要会能可想去来到说看问叫跟带"
                           "啊吧呢吗呀哦嗯么之其所而且但并则即每各该此至约第")
@@ -148,18 +154,24 @@ def frame_spans(run):
     return marked
 
 
-def pair_binds(pair, dfs, n_docs, threshold):
+def pair_binds(pair, dfs, n_docs, threshold, together=None):
     """Whether two CJK characters recur together as one word does in this
     folder: the pair is in two chunks or more, and its pointwise mutual
     information, log(N df(ab) / (df(a) df(b))) from document frequencies,
-    reaches threshold (李明轩: 明轩 binds; 李明说: 明说 does not); a doubled
-    character binds when a fifth of its chunks hold it doubled (王娟娟)."""
+    reaches threshold (李明轩: 明轩 binds; 李明说: 明说 does not), or, when
+    together is given, the rarer character is seldom seen without the other
+    (a together share of its chunks hold the pair: in a folder of three
+    notes that all name 张伟明, PMI is 0 but 伟明 is one word); a doubled character binds when a
+    fifth of its chunks hold it doubled (王娟娟)."""
     df = dfs.get(pair, 0)
     if df < 2 or set(pair) & ZH_FREE_CHARS:
         return False
+    first, second = dfs.get(pair[0], 1), dfs.get(pair[1], 1)
     if pair[0] == pair[1]:  # a doubled character (娟娟): bound when it is often doubled
-        return df >= 0.2 * dfs.get(pair[0], 1)
-    return math.log(float(n_docs) * df / (dfs.get(pair[0], 1) * dfs.get(pair[1], 1))) >= threshold
+        return df >= 0.2 * first
+    if math.log(float(n_docs) * df / (first * second)) >= threshold:
+        return True
+    return together is not None and df >= together * min(first, second)
 
 
 def fold(text):

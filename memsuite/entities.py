@@ -3,7 +3,7 @@ are found, in English and Chinese."""
 import re
 from collections import Counter
 
-from .chinese import CJK_CLASS, ZH_FREE_CHARS, ZH_FUNCTION_WORDS, fold, fold_map, is_cjk
+from .chinese import CJK_CLASS, SURNAMES, ZH_FREE_CHARS, ZH_FUNCTION_WORDS, fold, fold_map, is_cjk
 from .markdown import mask_private
 from .records import record
 from .tokenizer import STOPWORDS
@@ -11,7 +11,7 @@ from .tokenizer import STOPWORDS
 
 # Bump when extract_entities changes what it finds: the stored mentions are
 # then extracted again.
-EXTRACTOR_VERSION = 5
+EXTRACTOR_VERSION = 6
 
 # Extraction
 
@@ -57,7 +57,7 @@ def _re():
             suffix_term=re.compile(r"([A-Za-z][A-Za-z0-9+#.]{0,15}|[" + cjk + r"]{2})(" + _SUFFIXES + ")"),
             cjk_run=re.compile("[" + cjk + "]+"),
             # letters and digits in one token: Vue3, H5, U2723QE, 5G, 4K
-            mixed=re.compile(r"(?<![\w.-])(?:[A-Za-z]{2,12}\d+[A-Za-z\d]*|[A-Z]\d{1,3}[A-Z]?|\d{1,3}[A-Z]{1,2})(?![\w.-])"),
+            mixed=re.compile(r"(?<![\w.-])(?:[A-Za-z]{2,12}\d+[A-Za-z\d]*|[A-Z]\d{1,3}[A-Z]?|[A-Za-z]\d{1,2}[a-z]{1,2}|\d{1,3}[A-Z]{1,2})(?![\w.-])"),
             # an acronym defined after its expansion: Google Search Console (GSC), 内容分发网络（CDN）
             defined=re.compile(r"((?:[A-Z][\w-]*[ ]+){1,6}[A-Z][\w-]*|[" + cjk + r"]{2,12})[ ]?[(（][ ]?"
                                r"([A-Z][A-Z0-9]{1,7})[ ]?[)）]"),
@@ -103,10 +103,6 @@ KINDS = ("name", "place", "acronym", "code", "tag", "mention", "link", "url", "p
 
 # Chinese names: a common surname and one or two characters.  Surnames that
 # are mostly something else in running text (和, 于, 时, 成, 向...) are left out.
-SURNAMES = frozenset("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶"
-                     "程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金廖贾夏韦付方邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺"
-                     "顾毛郝龚邵钱严覃武戴莫孔汤温康施牛樊葛邢齐乔伍庞颜倪庄聂章鲁岳翟殷詹欧耿焦俞柳"
-                     "祝舒阮柯纪梅童凌毕季裴霍涂苗谷盛翁冉骆蓝游辛靳管柴鲍喻祁蒲滕饶牟艾穆卓缪褚窦戚岑")
 COMPOUND_SURNAMES = frozenset("欧阳 司马 上官 诸葛 东方 皇甫 令狐 慕容 尉迟 长孙 夏侯 端木 公孙 宇文 司徒 南宫".split())
 # Everyday words that start with a surname character: never names.
 NOT_NAMES = frozenset("""周末 周围 周边 周年 周期 周一 周二 周三 周四 周五 周六 周日 高兴 高铁 高速 高中 高级 高端

@@ -79,7 +79,7 @@ class LinkGraph:
         def cohesive(pair):
             if pair not in cache:
                 dfs = self.store.doc_freqs([pair, pair[0], pair[1]])
-                cache[pair] = pair_binds(pair, dfs, n_docs, self.params.word_cohesion)
+                cache[pair] = pair_binds(pair, dfs, n_docs, self.params.word_cohesion, self.params.word_together)
             return cache[pair]
         return cohesive
 

@@ -3,7 +3,7 @@ import math
 from collections import Counter
 
 from .bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
-from .chinese import ZH_FREE_CHARS, pair_binds, function_spans, is_cjk_query
+from .chinese import SURNAMES, ZH_FREE_CHARS, pair_binds, function_spans, is_cjk_query
 from .dates import date_matches, query_dates, relative_spans, spans_match
 from .params import DEFAULT_PARAMS
 from .passages import Hits, _passages
@@ -80,7 +80,8 @@ def discount_longer_words(candidates, query, store, params=DEFAULT_PARAMS):
     dfs = store.doc_freqs(sorted(pairs | {ch for p in pairs for ch in p}))
     clean = set()  # (key, line, bigram) with an occurrence of the word itself
     for key, n, bigram, sides in found:
-        if any(pair_binds(p, dfs, query.n_docs, params.word_cohesion) for p in sides):
+        together = params.word_together if bigram[0] in SURNAMES else None  # 张伟 in 张伟明
+        if any(pair_binds(p, dfs, query.n_docs, params.word_cohesion, together) for p in sides):
             counts = candidates[key].head if n < 0 else candidates[key].body
             counts[bigram] = max(0.0, counts[bigram] - (1.0 - params.longer_word_share))
         else:
@@ -90,7 +91,23 @@ def discount_longer_words(candidates, query, store, params=DEFAULT_PARAMS):
             line = candidates[key].lines[n]
             candidates[key].lines[n] = [t for t in line if t != bigram]
     alone = {(key, bigram) for key, _, bigram in clean}
-    return {(key, bigram) for key, _, bigram, _ in found if (key, bigram) not in alone}
+    only_longer = {(key, bigram) for key, _, bigram, _ in found if (key, bigram) not in alone}
+    _discount_name_characters(candidates, only_longer, params)
+    return only_longer
+
+
+def _discount_name_characters(candidates, only_longer, params):
+    """In a chunk naming a person only by a longer name (张伟明 for 张伟),
+    the characters of the query's name count longer_word_share too: a name
+    never matches inside a longer one.  Only names (a surname first): the
+    characters of other words recur in words of their own."""
+    for key, bigram in only_longer:
+        if bigram[0] in SURNAMES:
+            c = candidates[key]
+            for term in bigram:
+                for counts in (c.body, c.head):
+                    if counts.get(term):
+                        counts[term] *= params.longer_word_share
 
 
 def _content_bigrams(query):

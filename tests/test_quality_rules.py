@@ -81,8 +81,47 @@ class LongerNameTest(FolderCase):
         self.assertTrue(hits)  # still shown, honestly low
         self.assertLess(hits[0].score, ANSWER)
 
-if __name__ == "__main__":
-    unittest.main()
+
+class SmallFolderNameTest(TempMemory):
+    """In a folder of three notes that all name 张伟明, PMI cannot tell that 伟明
+    is one word (every character is in every chunk); that the characters are
+    never seen apart can."""
+    files = {
+        "MEMORY.md": "# MEMORY\n\n## People\n- 张伟明：后端同事，负责 Kafka 集群\n",
+        "memory/2026-03-01.md": "# 2026-03-01\n- K8s 集群升级到 1.29\n- 张伟明说 Kafka 消费延迟降下来了\n",
+        "memory/2026-03-05.md": "# 2026-03-05\n- K8s 节点扩容了两台，张伟明盯着\n",
+    }
+
+    def setUp(self):
+        super().setUp()
+        import memory_linker
+        self.store = memory_store.MemoryStore(self.dir)
+        self.addCleanup(self.store.close)
+        self.store.sync()
+        self.graph = memory_linker.LinkGraph(self.store)
+        self.graph.sync()
+
+    def test_the_linker_names_the_longer_name(self):
+        names = {e.name for e in self.graph.table()}
+        self.assertIn("张伟明", names)
+        self.assertNotIn("张伟", names)
+
+    def test_a_shorter_name_is_no_answer(self):
+        hits = memory_search.search(self.store, "张伟", min_score=0)
+        self.assertTrue(hits)  # shown, honestly low
+        self.assertLess(hits[0].score, ANSWER)
+        self.assertGreaterEqual(memory_search.search(self.store, "张伟明")[0].score, ANSWER)
+
+    def test_a_numeronym_is_an_entity(self):
+        self.assertEqual(self.graph.find("k8s").name, "K8s")
+
+
+class DiscountedCountTest(unittest.TestCase):
+    def test_a_count_under_one_weighs_itself(self):
+        from memsuite.bm25 import log_tf
+        self.assertAlmostEqual(log_tf(0.2), 0.2)  # 1 + ln 0.2 would be negative
+        self.assertEqual(log_tf(0), 0.0)
+        self.assertAlmostEqual(log_tf(2.0), log_tf(2))
 
 
 class EntityBoundaryTest(TempMemory):
@@ -161,3 +200,7 @@ class ChineseRelativeTimeTest(FolderCase):
 
     def test_a_date_meets_the_line_that_happened_then(self):
         self.assertEqual(self.hits("3月9日张伟爬山")[0].path, "memory/2026-03-16.md")
+
+
+if __name__ == "__main__":
+    unittest.main()
