@@ -86,6 +86,8 @@ def _append_locked(f, rel, full, entry, date, daily, heading=None):
     old = f.read()
     newline = b"\r\n" if b"\r\n" in old[-4096:] else b"\n"
     text = old.decode("utf-8", "replace")
+    if text.startswith("\ufeff"):  # a BOM is not part of line 1 ('## X' there is a heading); it stays in the file
+        text = text[1:]
     opened = unclosed_private(text)
     if opened is not None:
         raise StoreError("%s ends inside a <private> block opened at line %d and never closed, so the "

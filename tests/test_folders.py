@@ -249,6 +249,25 @@ class LockWithoutFcntlTest(TempMemory):
         self.assertFalse([n for n in os.listdir(os.path.join(self.dir, "memory")) if "lock" in n])
 
 
+class AddPlacementTest(TempMemory):
+    """Where add puts a note in a file that already has text."""
+
+    def add_to(self, rel, old, note, heading=None):
+        """(the file's bytes after the add, the Added)."""
+        path = self.write(rel, old)
+        added = ms.append_memory(self.dir, note, heading=heading, path=rel)
+        with open(path, "rb") as f:
+            return f.read(), added
+
+    def test_a_heading_on_the_first_line_after_a_bom_is_found(self):
+        data, added = self.add_to("MEMORY.md", b"\xef\xbb\xbf## Travel\n- Kyoto\n\n## Work\n- Shop\n", "Osaka", "Travel")
+        self.assertEqual(data, b"\xef\xbb\xbf## Travel\n- Kyoto\n- Osaka\n\n## Work\n- Shop\n")
+        self.assertEqual((added.start_line, added.end_line), (3, 3))
+        data, _ = self.add_to("MEMORY.md", b"\xef\xbb\xbf## Travel\n- Kyoto\n", "Osaka", "Travel")
+        self.assertTrue(data.startswith(b"\xef\xbb\xbf## Travel\n- Kyoto\n"), data)
+        self.assertEqual(data.count(b"## Travel"), 1, data)
+
+
 if __name__ == "__main__":
     unittest.main()
 
