@@ -102,7 +102,7 @@ def _append_locked(f, rel, full, entry, date, daily, heading=None):
             entry = entry[1:]  # the section's own heading is already there
             if where < before:
                 return _insert(full, rel, old, where, entry, newline)
-        lines = ([""] if old.strip() else []) + entry  # a blank line between notes
+        lines = _gap(old_lines[-1], entry[0]) + entry
     data = newline.join(l.encode("utf-8", "surrogateescape") for l in lines) + newline
     if old and not old.endswith((b"\n", b"\r")):
         data = newline + data  # end the last line first; its text stays as it was
@@ -148,8 +148,7 @@ def _insert(full, rel, old, where, entry, newline):
     moved into place (a crash leaves the old file whole; writers waiting on
     the old file see it was replaced and open the new one)."""
     kept = old.splitlines(True)[:where]
-    last = kept[-1].decode("utf-8", "replace").lstrip() if kept else ""
-    gap = [] if last.startswith(("- ", "* ")) and entry[0].lstrip().startswith(("- ", "* ")) else [""]
+    gap = _gap(kept[-1].decode("utf-8", "replace").lstrip("\ufeff"), entry[0])
     head = b"".join(kept)
     if head and not head.endswith((b"\n", b"\r")):
         head += newline
@@ -157,6 +156,16 @@ def _insert(full, rel, old, where, entry, newline):
     write_bytes_atomic(full, data + old[len(b"".join(kept)):], keep_mode=True)
     first = where + len(gap) + 1
     return Added(rel, first, first + len(entry) - 1, False)
+
+
+def _gap(last, first):
+    """[""] for a blank line between the line before a note and the note's
+    first line, else [] (after a blank line, and between two bullets: the
+    notes of one section stay one list, as in a daily log)."""
+    if not last.strip():
+        return []
+    bullet = ("- ", "* ")
+    return [] if last.lstrip().startswith(bullet) and first.lstrip().startswith(bullet) else [""]
 
 
 REQUESTS_FILE = "add-requests.tsv"  # beside the index: request key -> where its note went

@@ -267,6 +267,26 @@ class AddPlacementTest(TempMemory):
         self.assertTrue(data.startswith(b"\xef\xbb\xbf## Travel\n- Kyoto\n"), data)
         self.assertEqual(data.count(b"## Travel"), 1, data)
 
+    def test_bullets_of_one_section_are_one_list_wherever_the_section_is(self):
+        data, added = self.add_to("memory/2026-01-01.md", b"# 2026-01-01\n\n- Booked Kyoto\n", "Packed bags")
+        self.assertEqual(data, b"# 2026-01-01\n\n- Booked Kyoto\n- Packed bags\n")  # a daily log's notes
+        self.assertEqual((added.start_line, added.end_line), (4, 4))
+        data, added = self.add_to("MEMORY.md", b"## Work\n- Shop\n\n## Travel\n- Kyoto\n", "Osaka", "Travel")
+        self.assertEqual(data, b"## Work\n- Shop\n\n## Travel\n- Kyoto\n- Osaka\n")  # the last section
+        self.assertEqual((added.start_line, added.end_line), (6, 6))
+        data, _ = self.add_to("MEMORY.md", b"## Travel\n- Kyoto\n\n## Work\n- Shop\n", "Osaka", "Travel")
+        self.assertEqual(data, b"## Travel\n- Kyoto\n- Osaka\n\n## Work\n- Shop\n")  # a middle section
+
+    def test_a_blank_line_still_parts_other_notes(self):
+        data, added = self.add_to("MEMORY.md", b"## Travel\n- Kyoto\n", "Shop", "Work")
+        self.assertEqual(data, b"## Travel\n- Kyoto\n\n## Work\n- Shop\n")
+        self.assertEqual((added.start_line, added.end_line), (4, 5))
+        data, added = self.add_to("MEMORY.md", b"# Facts\nsome text\n", "- a\nmore")
+        self.assertEqual(data, b"# Facts\nsome text\n\n- a\nmore\n")
+        data, added = self.add_to("MEMORY.md", b"# Facts\n\n", "x")  # one blank line, not two
+        self.assertEqual(data, b"# Facts\n\n- x\n")
+        self.assertEqual((added.start_line, added.end_line), (3, 3))
+
 
 if __name__ == "__main__":
     unittest.main()
