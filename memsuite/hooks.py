@@ -27,8 +27,8 @@ from .fileio import FileLock
 from .notes import append_memory
 from .ranking import search
 from .recall import estimate_tokens
-from .sources import resolve_memory_dir, safe_join
-from .store import MemoryStore, locate_index_dir, user_cache_dir
+from .sources import locate_index_dir, resolve_memory_dir, safe_join, user_cache_dir
+from .store import MemoryStore
 from .tokenizer import tokenize
 
 BRIEF_TOKENS = 1500
