@@ -94,23 +94,6 @@ class FileLock:
             self.exclusive_file = None
 
 
-def lock_file(f):
-    """Lock an open file for this writer (released by unlock_file or closing it)."""
-    native = _platform_lock()
-    if native is None:
-        f._memory_lock = _create_exclusively(f.name + ".lock-held")
-    else:
-        native[0](f.fileno())
-
-
-def unlock_file(f):
-    native = _platform_lock()
-    if native is None:
-        _remove_quietly(getattr(f, "_memory_lock", None))
-    else:
-        native[1](f.fileno())
-
-
 def _create_exclusively(path):
     """Wait until this process creates path (O_EXCL); a file older than
     STALE_LOCK_SECONDS is taken as left by a writer that died."""

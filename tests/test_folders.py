@@ -288,6 +288,87 @@ class AddPlacementTest(TempMemory):
         self.assertEqual((added.start_line, added.end_line), (3, 3))
 
 
+# A writer process for AddLockTest: argv = folder, writer number, "windows" or "native".
+# "windows" imitates msvcrt.locking's mandatory locks (backed by flock here, so writers
+# still exclude each other): while this process holds a lock on a file, os.replace onto
+# that file fails as on Windows; and it reports any lock taken on the note itself, which
+# would make a search reading the note at that moment skip it.
+INSERTING_WRITER = """
+import os, sys, types
+sys.path.insert(0, %r)
+folder, writer, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+note = os.path.join(folder, "MEMORY.md")
+held, locked_note = set(), []
+if mode == "windows":
+    import fcntl
+    def locking(fd, how, nbytes):
+        st = os.fstat(fd)
+        if how == fake.LK_UNLCK:
+            held.discard((st.st_dev, st.st_ino))
+            return fcntl.flock(fd, fcntl.LOCK_UN)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held.add((st.st_dev, st.st_ino))
+        now = os.stat(note)
+        if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+            locked_note.append(1)
+    fake = types.ModuleType("msvcrt")
+    fake.LK_UNLCK, fake.LK_LOCK, fake.LK_NBLCK, fake.locking = 0, 1, 2, locking
+    sys.modules["fcntl"], sys.modules["msvcrt"] = None, fake
+    real_replace = os.replace
+    def replace(src, dst):
+        try:
+            st = os.stat(dst)
+        except OSError:
+            st = None
+        if st is not None and (st.st_dev, st.st_ino) in held:
+            raise PermissionError(13, "Access is denied")
+        return real_replace(src, dst)
+    os.replace = replace
+import memory_store as ms
+for i in range(20):
+    a = ms.append_memory(folder, "writer %%s person %%d" %% (writer, i), heading="People", path="MEMORY.md")
+    print(a.start_line, writer, i, flush=True)
+print("locked the note", len(locked_note), flush=True)
+""" % ROOT
+
+
+class AddLockTest(TempMemory):
+    """Writers of a note take turns through a lock in the index folder, never
+    by locking the note (Windows' locks are mandatory: a locked note could
+    not be read by a search, nor replaced by add itself)."""
+
+    def insert_at_once(self, mode):
+        self.write("MEMORY.md", "# Memory\n\n## People\n- Alice\n\n## Work\n- Shop\n")
+        procs = [subprocess.Popen([sys.executable, "-c", INSERTING_WRITER, self.dir, str(w), mode],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for w in range(4)]
+        outputs = [p.communicate(timeout=120) for p in procs]
+        self.assertEqual([p.returncode for p in procs], [0] * 4, [err[-300:] for _, err in outputs])
+        with open(os.path.join(self.dir, "MEMORY.md"), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        people = lines[3:lines.index("## Work") - 1]
+        self.assertEqual(len(people), 81, lines)  # Alice and 80 notes, none lost, none outside the section
+        self.assertEqual(lines[lines.index("## Work"):], ["## Work", "- Shop", ""])
+        rows = [l.split() for out, _ in outputs for l in out.splitlines()]
+        for row in rows:
+            if row[0] == "locked":
+                self.assertEqual(row, ["locked", "the", "note", "0"], "the note itself was locked")
+            else:  # each add cites the line that holds its own note
+                self.assertEqual(lines[int(row[0]) - 1], "- writer %s person %s" % (row[1], row[2]))
+        self.assertEqual(len(rows), 84)
+        self.assertTrue(os.path.exists(os.path.join(self.dir, ".memory", "add.lock")))
+        self.assertEqual(sorted(os.listdir(self.dir)), [".memory", "MEMORY.md"])
+
+    def test_concurrent_inserts_into_a_middle_section_lose_nothing(self):
+        self.insert_at_once("native")
+
+    def test_on_windows_the_note_is_never_locked_and_a_middle_insert_works(self):
+        try:
+            import fcntl  # noqa: F401 (the imitation of msvcrt.locking is built on it)
+        except ImportError:
+            self.skipTest("no fcntl here")
+        self.insert_at_once("windows")
+
+
 if __name__ == "__main__":
     unittest.main()
 
