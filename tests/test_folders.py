@@ -369,6 +369,26 @@ class AddLockTest(TempMemory):
         self.insert_at_once("windows")
 
 
+    def test_on_windows_a_search_holding_the_note_open_only_delays_a_middle_insert(self):
+        from unittest import mock
+        from memsuite import fileio
+        path = self.write("MEMORY.md", "## People\n- Alice\n\n## Work\n- Shop\n")
+        real, refused = os.replace, []
+
+        def replace(src, dst):  # Windows: the note is open in a reader for three tries
+            if dst == path and len(refused) < 3:
+                refused.append(dst)
+                raise PermissionError(13, "Access is denied")
+            return real(src, dst)
+        with mock.patch.object(fileio, "REPLACE_TRIES", 40), mock.patch("os.replace", replace):
+            added = ms.append_memory(self.dir, "Bob", heading="People", path="MEMORY.md")
+        self.assertEqual(len(refused), 3)
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "## People\n- Alice\n- Bob\n\n## Work\n- Shop\n")
+        self.assertEqual((added.start_line, added.end_line), (3, 3))
+        self.assertFalse([n for n in os.listdir(self.dir) if ".tmp-" in n])
+
+
 if __name__ == "__main__":
     unittest.main()
 
