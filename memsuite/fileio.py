@@ -8,10 +8,14 @@ import os
 import time
 
 STALE_LOCK_SECONDS = 60  # an O_EXCL lock file this old was left by a writer that died
+# On Windows a file another process holds open (a search reading it) cannot be
+# replaced for that moment: try again for about a second before giving up.
+REPLACE_TRIES = 40 if os.name == "nt" else 1
 
 
 def write_bytes_atomic(path, data, keep_mode=False):
-    """Write to a temporary file, then move it into place: never half a file.
+    """Write to a temporary file, then move it into place: never half a file
+    (on Windows, tried again for a moment while a reader holds the old one).
     keep_mode: the new file keeps the old one's permissions (a user's note)."""
     tmp = "%s.tmp-%d" % (path, os.getpid())
     try:
@@ -24,10 +28,20 @@ def write_bytes_atomic(path, data, keep_mode=False):
                 os.chmod(tmp, os.stat(path).st_mode & 0o7777)
             except OSError:
                 pass
-        os.replace(tmp, path)
+        _replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _replace(tmp, path):
+    for attempt in range(REPLACE_TRIES):
+        try:
+            return os.replace(tmp, path)
+        except PermissionError:
+            if attempt == REPLACE_TRIES - 1:
+                raise
+            time.sleep(0.025)
 
 
 def write_json_atomic(path, data):
@@ -92,23 +106,6 @@ class FileLock:
         if self.exclusive_file:
             _remove_quietly(self.exclusive_file)
             self.exclusive_file = None
-
-
-def lock_file(f):
-    """Lock an open file for this writer (released by unlock_file or closing it)."""
-    native = _platform_lock()
-    if native is None:
-        f._memory_lock = _create_exclusively(f.name + ".lock-held")
-    else:
-        native[0](f.fileno())
-
-
-def unlock_file(f):
-    native = _platform_lock()
-    if native is None:
-        _remove_quietly(getattr(f, "_memory_lock", None))
-    else:
-        native[1](f.fileno())
 
 
 def _create_exclusively(path):

@@ -27,8 +27,8 @@ from .fileio import FileLock
 from .notes import append_memory
 from .ranking import search
 from .recall import estimate_tokens
-from .sources import resolve_memory_dir, safe_join
-from .store import MemoryStore, locate_index_dir, user_cache_dir
+from .sources import locate_index_dir, resolve_memory_dir, safe_join, user_cache_dir
+from .store import MemoryStore
 from .tokenizer import tokenize
 
 BRIEF_TOKENS = 1500
@@ -373,7 +373,7 @@ def capture(hook, event, opts, state=None):
     lock_path = os.path.join(hook.base, "hooks", "capture")  # FileLock locks capture.lock
     os.makedirs(os.path.dirname(lock_path), exist_ok=True)
     with FileLock(lock_path):
-        added = _write_block(hook.root, rel, session, short, lines, event)
+        added = _write_block(hook, rel, session, short, lines, event)
     state["capture"] = rel
     state["updated"] = time.time()
     _save_quietly(hook, session, state)
@@ -387,10 +387,10 @@ def capture(hook, event, opts, state=None):
     return rel
 
 
-def _write_block(root, rel, session, short, lines, event):
+def _write_block(hook, rel, session, short, lines, event):
     """Append to the session's file the lines it does not hold yet (the first
     capture writes its heading and anchor); the number of lines added."""
-    full = safe_join(root, rel)
+    full = safe_join(hook.root, rel)
     try:
         with open(full, "rb") as f:
             old = f.read().decode("utf-8", "replace")
@@ -413,7 +413,7 @@ def _write_block(root, rel, session, short, lines, event):
                 "<!-- session:%s -->" % _safe_id(session),
                 "## Session %s (%s, %s)" % (time.strftime("%H:%M"), where, event.get("hook_event_name"))]
         kept = head + kept
-    append_memory(root, "\n".join(kept), path=rel)
+    append_memory(hook.root, "\n".join(kept), path=rel, index_dir=hook.base)
     return len([l for l in kept if l.startswith("- ")])
 
 

@@ -6,18 +6,21 @@ half written."""
 import os
 import time
 
-from .fileio import lock_file, unlock_file, write_bytes_atomic
+from .fileio import FileLock, write_bytes_atomic
 from .markdown import is_heading, split_lines, unclosed_private
 from .patterns import pattern
 from .records import StoreError, UsageError, record
-from .sources import NO_MEMORY_FOLDER, check_memory_path, is_suite_folder
+from .sources import NO_MEMORY_FOLDER, check_memory_path, is_suite_folder, locate_index_dir
 
 
 Added = record("Added", "path start_line end_line created")
 Added.__doc__ = "Where append_memory wrote: the file, the 1-based lines of the new note, a new file?"
 
 
-def append_memory(root, text, heading=None, tags=(), path=None, today=None):
+ADD_LOCK = "add"  # <index folder>/add.lock: the writers of a folder's notes take turns through it
+
+
+def append_memory(root, text, heading=None, tags=(), path=None, today=None, index_dir=None):
     """Append a note to a memory file: by default today's daily log
     memory/YYYY-MM-DD.md (local date), made with a '# YYYY-MM-DD' heading
     when missing.  A one-line note becomes a bullet ('- ...'); longer text is
@@ -25,89 +28,116 @@ def append_memory(root, text, heading=None, tags=(), path=None, today=None):
     already has as '## heading', the note goes at the end of that section
     (the lines after it move down; none changes); else the heading comes
     first as '## heading'.  The text of earlier lines never changes (a
-    missing newline at the end of the file is added); writers take an
-    exclusive lock on the file, so notes from processes adding at once never
-    interleave.  Raises UsageError for an empty note, a bad tag or text that
-    is not UTF-8, StoreError for a path outside the folder, a file that ends
-    inside an unclosed <private> block, or a file that cannot be written."""
+    missing newline at the end of the file is added).  Writers take turns
+    through a lock file in the index folder (index_dir, else the one the
+    folder's index is found in), so notes from processes adding at once
+    never interleave; the note itself is never locked (on Windows a locked
+    file could be neither read by a search nor replaced).  Raises UsageError
+    for an empty note, a bad tag or text that is not UTF-8, StoreError for a
+    path outside the folder, a file that ends inside an unclosed <private>
+    block, or a file that cannot be written."""
     if is_suite_folder(root):
         raise StoreError(NO_MEMORY_FOLDER)
+    heading = _clean_heading(heading)
+    entry = _entry(text, heading, tags)
+    date = today or time.strftime("%Y-%m-%d")
+    rel = (path or "memory/%s.md" % date).replace("\\", "/")
+    if rel.startswith("./"):
+        rel = rel[2:]
+    full = check_memory_path(root, rel)
+    lock_dir = index_dir or locate_index_dir(root)
+    if not lock_dir:
+        raise StoreError("cannot write %s: no writable index folder to hold the writers' lock "
+                         "(set MEMORY_INDEX_DIR to one)" % rel)
+    try:
+        os.makedirs(lock_dir, exist_ok=True)  # the index folder may have been deleted meanwhile
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with FileLock(os.path.join(lock_dir, ADD_LOCK)):
+            return _write_note(rel, full, entry, date, path is None, heading)
+    except OSError as exc:
+        raise StoreError("cannot write %s: %s" % (rel, exc.strerror or exc))
+
+
+def _clean_heading(heading):
+    """The section a --heading names ('## Travel' names Travel), or None."""
+    if heading is None:
+        return None
+    heading = heading.strip().lstrip("#").strip()
+    if not heading or "\n" in heading or "\r" in heading:
+        raise UsageError("the heading must be one non-empty line")
+    return heading
+
+
+def _entry(text, heading, tags):
+    """The lines to write: the heading (if any), then the note with its tags."""
     lines = [l.rstrip() for l in split_lines(text.strip("\n"))] if text else []
     if not any(l.strip() for l in lines):
         raise UsageError("the note is empty")
     for tag in tags:
         if not tag.strip("#") or any(c.isspace() for c in tag):
             raise UsageError("bad tag %r (one word, no spaces)" % tag)
-    if heading is not None:
-        heading = heading.strip().lstrip("#").strip()  # '## Travel' names the section Travel
-        if not heading or "\n" in heading or "\r" in heading:
-            raise UsageError("the heading must be one non-empty line")
-    bad = next((i for i, c in enumerate(text or "") if "\ud800" <= c <= "\udfff"), None)
+    bad = next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), None)
     if bad is not None:  # raw bytes that are not UTF-8 (from argv or stdin): never written
         raise UsageError("the note holds bytes that are not valid UTF-8 (at character %d); "
                          "convert it to UTF-8 first" % (bad + 1))
-    date = today or time.strftime("%Y-%m-%d")
-    rel = (path or "memory/%s.md" % date).replace("\\", "/")
-    if rel.startswith("./"):
-        rel = rel[2:]
-    full = check_memory_path(root, rel)
     if len(lines) == 1 and not lines[0].lstrip().startswith(("-", "*", "#", ">", "|")):
         lines = ["- " + lines[0].strip()]
     if tags:
         lines[-1] += " " + " ".join("#" + t.lstrip("#") for t in tags)
-    entry = (["## " + heading.strip()] if heading else []) + lines
-    try:
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        for _ in range(50):
-            with open(full, "a+b") as f:
-                lock_file(f)
-                try:
-                    if _same_file(f, full):  # else another writer replaced it meanwhile: open it again
-                        return _append_locked(f, rel, full, entry, date, path is None, heading)
-                finally:
-                    unlock_file(f)
-        raise StoreError("cannot write %s: it keeps being replaced" % rel)
-    except OSError as exc:
-        raise StoreError("cannot write %s: %s" % (rel, exc.strerror or exc))
+    return (["## " + heading] if heading else []) + lines
 
 
-def _same_file(f, full):
-    try:
-        a, b = os.fstat(f.fileno()), os.stat(full)
-    except OSError:
-        return False
-    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+def _write_note(rel, full, entry, date, daily, heading):
+    """Write entry into the note, the caller holding the writers' lock: at
+    the end of the file, or at the end of its '## heading' section (without
+    a second heading); the Added lines."""
+    with open(full, "a+b") as f:
+        f.seek(0)
+        old = f.read()
+        lines = _old_lines(rel, old)
+        where = _section_end(lines, heading) if heading and lines else None
+        if where is not None:
+            entry = entry[1:]  # the section's own heading is already there
+        if where is None or where == len(lines):
+            return _append(f, rel, old, lines, entry, date, daily)
+    return _insert(full, rel, old, lines, where, entry)  # with the note closed: Windows replaces no open file
 
 
-def _append_locked(f, rel, full, entry, date, daily, heading=None):
-    """Write entry at the end of the open, locked file (or at the end of its
-    '## heading' section, without a second heading); the Added lines."""
-    f.seek(0)
-    old = f.read()
-    newline = b"\r\n" if b"\r\n" in old[-4096:] else b"\n"
+def _old_lines(rel, old):
+    """The lines of the note's bytes (none for an empty file); StoreError
+    when it ends inside an unclosed <private> block."""
     text = old.decode("utf-8", "replace")
+    if text.startswith("\ufeff"):  # a BOM is not part of line 1 ('## X' there is a heading); it stays in the file
+        text = text[1:]
     opened = unclosed_private(text)
     if opened is not None:
         raise StoreError("%s ends inside a <private> block opened at line %d and never closed, so the "
                          "note would be private and never found; add </private> where it ends" % (rel, opened))
-    if not old:
-        lines, before = (["# %s" % date, ""] if daily else []) + entry, 0
+    return split_lines(text) if old else []
+
+
+def _newline(old):
+    return b"\r\n" if b"\r\n" in old[-4096:] else b"\n"
+
+
+def _encode(lines, newline):
+    return newline.join(l.encode("utf-8", "surrogateescape") for l in lines) + newline
+
+
+def _append(f, rel, old, lines, entry, date, daily):
+    """Write entry at the end of the open file (a new daily log starts with
+    its '# date'); the Added lines."""
+    if old:
+        new = _gap(lines[-1], entry[0]) + entry
     else:
-        old_lines = split_lines(text)
-        before = len(old_lines)
-        where = _section_end(old_lines, heading) if heading else None
-        if where is not None:
-            entry = entry[1:]  # the section's own heading is already there
-            if where < before:
-                return _insert(full, rel, old, where, entry, newline)
-        lines = ([""] if old.strip() else []) + entry  # a blank line between notes
-    data = newline.join(l.encode("utf-8", "surrogateescape") for l in lines) + newline
+        new = (["# %s" % date, ""] if daily else []) + entry
+    data = _encode(new, _newline(old))
     if old and not old.endswith((b"\n", b"\r")):
-        data = newline + data  # end the last line first; its text stays as it was
+        data = _newline(old) + data  # end the last line first; its text stays as it was
     f.write(data)
     f.flush()
     os.fsync(f.fileno())
-    first = before + len(lines) - len(entry) + 1
+    first = len(lines) + len(new) - len(entry) + 1
     return Added(rel, first, first + len(entry) - 1, not old)
 
 
@@ -141,20 +171,26 @@ def _section_end(lines, heading):
     return end
 
 
-def _insert(full, rel, old, where, entry, newline):
+def _insert(full, rel, old, lines, where, entry):
     """The file with entry after its first `where` lines, written aside and
-    moved into place (a crash leaves the old file whole; writers waiting on
-    the old file see it was replaced and open the new one)."""
-    kept = old.splitlines(True)[:where]
-    last = kept[-1].decode("utf-8", "replace").lstrip() if kept else ""
-    gap = [] if last.startswith(("- ", "* ")) and entry[0].lstrip().startswith(("- ", "* ")) else [""]
-    head = b"".join(kept)
-    if head and not head.endswith((b"\n", b"\r")):
-        head += newline
-    data = head + newline.join(l.encode("utf-8", "surrogateescape") for l in gap + entry) + newline
-    write_bytes_atomic(full, data + old[len(b"".join(kept)):], keep_mode=True)
+    moved into place (a crash leaves the old file whole)."""
+    head = b"".join(old.splitlines(True)[:where])  # the first line keeps its BOM
+    gap = _gap(lines[where - 1], entry[0])
+    newline = _newline(old)
+    data = head + (b"" if head.endswith((b"\n", b"\r")) else newline) + _encode(gap + entry, newline)
+    write_bytes_atomic(full, data + old[len(head):], keep_mode=True)
     first = where + len(gap) + 1
     return Added(rel, first, first + len(entry) - 1, False)
+
+
+def _gap(last, first):
+    """[""] for a blank line between the line before a note and the note's
+    first line, else [] (after a blank line, and between two bullets: the
+    notes of one section stay one list, as in a daily log)."""
+    if not last.strip():
+        return []
+    bullet = ("- ", "* ")
+    return [] if last.lstrip().startswith(bullet) and first.lstrip().startswith(bullet) else [""]
 
 
 REQUESTS_FILE = "add-requests.tsv"  # beside the index: request key -> where its note went
@@ -166,10 +202,9 @@ def add_once(root, index_dir, request, text, heading=None, tags=(), path=None):
     before gives the note it wrote, and nothing is written again (a client
     retrying after a timeout never doubles a note).  No key: always append."""
     if not request or not index_dir:
-        return append_memory(root, text, heading, tags, path), False
+        return append_memory(root, text, heading, tags, path, index_dir=index_dir), False
     if any(c in "\t\r\n" or "\ud800" <= c <= "\udfff" for c in request) or len(request) > 200:
         raise UsageError("a request key is one line of at most 200 characters of text, without tabs")
-    from .fileio import FileLock
     log = os.path.join(index_dir, REQUESTS_FILE)
     try:
         os.makedirs(index_dir, exist_ok=True)  # the index folder may have been deleted meanwhile
@@ -179,7 +214,7 @@ def add_once(root, index_dir, request, text, heading=None, tags=(), path=None):
         seen = _read_requests(log)
         if request in seen:
             return seen[request], True
-        added = append_memory(root, text, heading, tags, path)
+        added = append_memory(root, text, heading, tags, path, index_dir=index_dir)
         rows = list(seen.items())[-(REQUESTS_KEPT - 1):] + [(request, added)]
         data = "".join("%s\t%s\t%d\t%d\t%d\n" % (k, a.path, a.start_line, a.end_line, a.created) for k, a in rows)
         try:

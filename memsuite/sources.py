@@ -1,5 +1,5 @@
-"""The memory folder: where it is, which files count, reading them safely, and paths
-that may never leave it."""
+"""The memory folder: where it is, where its index lives, which files count, reading
+them safely, and paths that may never leave it."""
 import os
 import re
 
@@ -57,6 +57,54 @@ def enclosing_workspace(folder, levels=3):
             break
         here = parent
     return None
+
+
+def locate_index_dir(root):
+    """Where the index lives: MEMORY_INDEX_DIR, else <root>/.memory, else a
+    per-user cache folder keyed by root's path (for read-only folders), else
+    None (in memory only)."""
+    explicit = os.environ.get("MEMORY_INDEX_DIR")
+    if explicit:
+        if writable_dir(explicit):
+            return explicit
+        raise StoreError("index folder is not writable: %s" % explicit)
+    for where in (lambda: os.path.join(root, INDEX_DIRNAME), lambda: user_cache_dir(root)):
+        path = where()  # the cache path costs a hashlib import: only when needed
+        if writable_dir(path):
+            _keep_out_of_git(path)
+            return path
+    return None
+
+
+def _keep_out_of_git(index_dir):
+    """A .gitignore in the index folder: a workspace that is a git repository
+    (OpenClaw's are) commits its notes, not their index."""
+    path = os.path.join(index_dir, ".gitignore")
+    if not os.path.exists(path):
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("# the memory suite's index: rebuilt from the Markdown at any time\n*\n")
+        except OSError:
+            pass
+
+
+def user_cache_dir(root=None):
+    """$XDG_CACHE_HOME/memory-suite (default ~/.cache/...), or its folder for
+    the index of a memory folder (keyed by the folder's path)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if root is None:
+        return os.path.join(base, "memory-suite")
+    import hashlib
+    key = hashlib.sha1(root.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return os.path.join(base, "memory-suite", key)
+
+
+def writable_dir(path):
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(path, os.W_OK | os.X_OK)
 
 
 def is_suite_folder(root):

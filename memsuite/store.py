@@ -8,8 +8,8 @@ import time
 from .index_records import SyncReport, plan_sync, stat_digest
 from .params import DEFAULT_PARAMS
 from .records import IndexDamaged, StoreError, UsageError
-from .sources import (INDEX_DIRNAME, discover, files_rule, is_session, read_memory_lines,
-                      resolve_memory_dir, stat_sources)
+from .sources import (INDEX_DIRNAME, discover, files_rule, is_session, locate_index_dir, read_memory_lines,
+                      resolve_memory_dir, stat_sources, writable_dir)
 from .sqlite_index import NoFts5, SqliteBackend, sqlite_unavailable_reason
 
 
@@ -89,54 +89,6 @@ def _process_alive(pid):
     return True
 
 
-def locate_index_dir(root):
-    """Where the index lives: MEMORY_INDEX_DIR, else <root>/.memory, else a
-    per-user cache folder keyed by root's path (for read-only folders), else
-    None (in memory only)."""
-    explicit = os.environ.get("MEMORY_INDEX_DIR")
-    if explicit:
-        if _writable_dir(explicit):
-            return explicit
-        raise StoreError("index folder is not writable: %s" % explicit)
-    for where in (lambda: os.path.join(root, INDEX_DIRNAME), lambda: user_cache_dir(root)):
-        path = where()  # the cache path costs a hashlib import: only when needed
-        if _writable_dir(path):
-            _keep_out_of_git(path)
-            return path
-    return None
-
-
-def _keep_out_of_git(index_dir):
-    """A .gitignore in the index folder: a workspace that is a git repository
-    (OpenClaw's are) commits its notes, not their index."""
-    path = os.path.join(index_dir, ".gitignore")
-    if not os.path.exists(path):
-        try:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write("# the memory suite's index: rebuilt from the Markdown at any time\n*\n")
-        except OSError:
-            pass
-
-
-def user_cache_dir(root=None):
-    """$XDG_CACHE_HOME/memory-suite (default ~/.cache/...), or its folder for
-    the index of a memory folder (keyed by the folder's path)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    if root is None:
-        return os.path.join(base, "memory-suite")
-    import hashlib
-    key = hashlib.sha1(root.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return os.path.join(base, "memory-suite", key)
-
-
-def _writable_dir(path):
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError:
-        return False
-    return os.access(path, os.W_OK | os.X_OK)
-
-
 class _Recovering:
     """A backend part (the link tables) whose calls recover from a damaged index."""
 
@@ -171,7 +123,7 @@ class MemoryStore:
         self.sessions_dir = _sessions_dir(sessions)
         self.params = params or DEFAULT_PARAMS
         self.warn = warn or (lambda msg: sys.stderr.write("memory: %s\n" % msg))
-        if index_dir and not _writable_dir(index_dir):
+        if index_dir and not writable_dir(index_dir):
             raise StoreError("index folder is not writable: %s" % index_dir)
         self.index_dir = index_dir or locate_index_dir(self.root)
         requested = (backend or os.environ.get("MEMORY_BACKEND") or "auto").lower()

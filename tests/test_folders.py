@@ -249,6 +249,146 @@ class LockWithoutFcntlTest(TempMemory):
         self.assertFalse([n for n in os.listdir(os.path.join(self.dir, "memory")) if "lock" in n])
 
 
+class AddPlacementTest(TempMemory):
+    """Where add puts a note in a file that already has text."""
+
+    def add_to(self, rel, old, note, heading=None):
+        """(the file's bytes after the add, the Added)."""
+        path = self.write(rel, old)
+        added = ms.append_memory(self.dir, note, heading=heading, path=rel)
+        with open(path, "rb") as f:
+            return f.read(), added
+
+    def test_a_heading_on_the_first_line_after_a_bom_is_found(self):
+        data, added = self.add_to("MEMORY.md", b"\xef\xbb\xbf## Travel\n- Kyoto\n\n## Work\n- Shop\n", "Osaka", "Travel")
+        self.assertEqual(data, b"\xef\xbb\xbf## Travel\n- Kyoto\n- Osaka\n\n## Work\n- Shop\n")
+        self.assertEqual((added.start_line, added.end_line), (3, 3))
+        data, _ = self.add_to("MEMORY.md", b"\xef\xbb\xbf## Travel\n- Kyoto\n", "Osaka", "Travel")
+        self.assertTrue(data.startswith(b"\xef\xbb\xbf## Travel\n- Kyoto\n"), data)
+        self.assertEqual(data.count(b"## Travel"), 1, data)
+
+    def test_bullets_of_one_section_are_one_list_wherever_the_section_is(self):
+        data, added = self.add_to("memory/2026-01-01.md", b"# 2026-01-01\n\n- Booked Kyoto\n", "Packed bags")
+        self.assertEqual(data, b"# 2026-01-01\n\n- Booked Kyoto\n- Packed bags\n")  # a daily log's notes
+        self.assertEqual((added.start_line, added.end_line), (4, 4))
+        data, added = self.add_to("MEMORY.md", b"## Work\n- Shop\n\n## Travel\n- Kyoto\n", "Osaka", "Travel")
+        self.assertEqual(data, b"## Work\n- Shop\n\n## Travel\n- Kyoto\n- Osaka\n")  # the last section
+        self.assertEqual((added.start_line, added.end_line), (6, 6))
+        data, _ = self.add_to("MEMORY.md", b"## Travel\n- Kyoto\n\n## Work\n- Shop\n", "Osaka", "Travel")
+        self.assertEqual(data, b"## Travel\n- Kyoto\n- Osaka\n\n## Work\n- Shop\n")  # a middle section
+
+    def test_a_blank_line_still_parts_other_notes(self):
+        data, added = self.add_to("MEMORY.md", b"## Travel\n- Kyoto\n", "Shop", "Work")
+        self.assertEqual(data, b"## Travel\n- Kyoto\n\n## Work\n- Shop\n")
+        self.assertEqual((added.start_line, added.end_line), (4, 5))
+        data, added = self.add_to("MEMORY.md", b"# Facts\nsome text\n", "- a\nmore")
+        self.assertEqual(data, b"# Facts\nsome text\n\n- a\nmore\n")
+        data, added = self.add_to("MEMORY.md", b"# Facts\n\n", "x")  # one blank line, not two
+        self.assertEqual(data, b"# Facts\n\n- x\n")
+        self.assertEqual((added.start_line, added.end_line), (3, 3))
+
+
+# A writer process for AddLockTest: argv = folder, writer number, "windows" or "native".
+# "windows" imitates msvcrt.locking's mandatory locks (backed by flock here, so writers
+# still exclude each other): while this process holds a lock on a file, os.replace onto
+# that file fails as on Windows; and it reports any lock taken on the note itself, which
+# would make a search reading the note at that moment skip it.
+INSERTING_WRITER = """
+import os, sys, types
+sys.path.insert(0, %r)
+folder, writer, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+note = os.path.join(folder, "MEMORY.md")
+held, locked_note = set(), []
+if mode == "windows":
+    import fcntl
+    def locking(fd, how, nbytes):
+        st = os.fstat(fd)
+        if how == fake.LK_UNLCK:
+            held.discard((st.st_dev, st.st_ino))
+            return fcntl.flock(fd, fcntl.LOCK_UN)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held.add((st.st_dev, st.st_ino))
+        now = os.stat(note)
+        if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+            locked_note.append(1)
+    fake = types.ModuleType("msvcrt")
+    fake.LK_UNLCK, fake.LK_LOCK, fake.LK_NBLCK, fake.locking = 0, 1, 2, locking
+    sys.modules["fcntl"], sys.modules["msvcrt"] = None, fake
+    real_replace = os.replace
+    def replace(src, dst):
+        try:
+            st = os.stat(dst)
+        except OSError:
+            st = None
+        if st is not None and (st.st_dev, st.st_ino) in held:
+            raise PermissionError(13, "Access is denied")
+        return real_replace(src, dst)
+    os.replace = replace
+import memory_store as ms
+for i in range(20):
+    a = ms.append_memory(folder, "writer %%s person %%d" %% (writer, i), heading="People", path="MEMORY.md")
+    print(a.start_line, writer, i, flush=True)
+print("locked the note", len(locked_note), flush=True)
+""" % ROOT
+
+
+class AddLockTest(TempMemory):
+    """Writers of a note take turns through a lock in the index folder, never
+    by locking the note (Windows' locks are mandatory: a locked note could
+    not be read by a search, nor replaced by add itself)."""
+
+    def insert_at_once(self, mode):
+        self.write("MEMORY.md", "# Memory\n\n## People\n- Alice\n\n## Work\n- Shop\n")
+        procs = [subprocess.Popen([sys.executable, "-c", INSERTING_WRITER, self.dir, str(w), mode],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for w in range(4)]
+        outputs = [p.communicate(timeout=120) for p in procs]
+        self.assertEqual([p.returncode for p in procs], [0] * 4, [err[-300:] for _, err in outputs])
+        with open(os.path.join(self.dir, "MEMORY.md"), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        people = lines[3:lines.index("## Work") - 1]
+        self.assertEqual(len(people), 81, lines)  # Alice and 80 notes, none lost, none outside the section
+        self.assertEqual(lines[lines.index("## Work"):], ["## Work", "- Shop", ""])
+        rows = [l.split() for out, _ in outputs for l in out.splitlines()]
+        for row in rows:
+            if row[0] == "locked":
+                self.assertEqual(row, ["locked", "the", "note", "0"], "the note itself was locked")
+            else:  # each add cites the line that holds its own note
+                self.assertEqual(lines[int(row[0]) - 1], "- writer %s person %s" % (row[1], row[2]))
+        self.assertEqual(len(rows), 84)
+        self.assertTrue(os.path.exists(os.path.join(self.dir, ".memory", "add.lock")))
+        self.assertEqual(sorted(os.listdir(self.dir)), [".memory", "MEMORY.md"])
+
+    def test_concurrent_inserts_into_a_middle_section_lose_nothing(self):
+        self.insert_at_once("native")
+
+    def test_on_windows_the_note_is_never_locked_and_a_middle_insert_works(self):
+        try:
+            import fcntl  # noqa: F401 (the imitation of msvcrt.locking is built on it)
+        except ImportError:
+            self.skipTest("no fcntl here")
+        self.insert_at_once("windows")
+
+
+    def test_on_windows_a_search_holding_the_note_open_only_delays_a_middle_insert(self):
+        from unittest import mock
+        from memsuite import fileio
+        path = self.write("MEMORY.md", "## People\n- Alice\n\n## Work\n- Shop\n")
+        real, refused = os.replace, []
+
+        def replace(src, dst):  # Windows: the note is open in a reader for three tries
+            if dst == path and len(refused) < 3:
+                refused.append(dst)
+                raise PermissionError(13, "Access is denied")
+            return real(src, dst)
+        with mock.patch.object(fileio, "REPLACE_TRIES", 40), mock.patch("os.replace", replace):
+            added = ms.append_memory(self.dir, "Bob", heading="People", path="MEMORY.md")
+        self.assertEqual(len(refused), 3)
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "## People\n- Alice\n- Bob\n\n## Work\n- Shop\n")
+        self.assertEqual((added.start_line, added.end_line), (3, 3))
+        self.assertFalse([n for n in os.listdir(self.dir) if ".tmp-" in n])
+
+
 if __name__ == "__main__":
     unittest.main()
 
