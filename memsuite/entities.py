@@ -11,7 +11,7 @@ from .tokenizer import STOPWORDS
 
 # Bump when extract_entities changes what it finds: the stored mentions are
 # then extracted again.
-EXTRACTOR_VERSION = 6
+EXTRACTOR_VERSION = 6  # 6: names seldom seen apart, numeronyms, a folder's own two-character words
 
 # Extraction
 
@@ -192,7 +192,7 @@ def extract_entities(text, cohesive=None):
         claim(kind, start, end, name)
     for kind, start, end, _ in _chinese_entities(simplified, cohesive):
         claim(kind, start, end, text[start:end])
-    for start, end, _ in _cjk_phrases(simplified):
+    for start, end, _ in _cjk_phrases(simplified, cohesive):
         if not any(s < end and start < e for s, e in taken) and not _cut_word(simplified, start, end, cohesive):
             phrase = text[start:end]
             out.append(Mention("phrase", entity_key("phrase", phrase), phrase))
@@ -348,15 +348,16 @@ def _lines_with_offsets(text):
         offset += len(line) + 1
 
 
-def _cjk_phrases(text):
+def _cjk_phrases(text, cohesive=None):
     """Chinese phrases cut at stop characters; the candidates for recurring terms
-    are each phrase of 2-6 characters and its 2- and 3-character ends."""
+    are each phrase of 2-6 characters and its 2- and 3-character ends, and
+    the folder's own two-character words (see _own_words)."""
     for m in _re()["cjk_run"].finditer(text):
         run, base, piece_start = m.group(0), m.start(), 0
         for i in range(len(run) + 1):
             if i == len(run) or run[i] in CJK_STOP_CHARS:
                 piece = run[piece_start:i]
-                for offset, candidate in _phrase_candidates(piece):
+                for offset, candidate in _phrase_candidates(piece) + _own_words(piece, cohesive):
                     yield base + piece_start + offset, base + piece_start + offset + len(candidate), candidate
                 piece_start = i + 1
 
@@ -371,6 +372,42 @@ def _phrase_candidates(piece):
         seen.add((0, piece[:3]))
         seen.add((len(piece) - 3, piece[-3:]))
     return sorted(c for c in seen if c[1] not in CJK_STOP_WORDS)
+
+
+def _own_words(piece, cohesive):
+    """(offset, word) of the two-character words of a piece that bind as one
+    word in this folder and that a general dictionary does not list as an
+    everyday word (飞书, 闲鱼; not 周末, 同事): a product, a team, a term."""
+    if cohesive is None:
+        return []
+    common = _common_words()
+    inside = [False] * len(piece)  # characters of an everyday longer word (公室 of 办公室)
+    for size in (3, 4):
+        for i in range(len(piece) - size + 1):
+            if piece[i:i + size] in common:
+                inside[i:i + size] = [True] * size
+    return [(i, piece[i:i + 2]) for i in range(len(piece) - 1)
+            if piece[i:i + 2] not in common and piece[i:i + 2] not in CJK_STOP_WORDS
+            and not (inside[i] and inside[i + 1]) and piece[i + 1] not in LOCATIVES
+            and piece[i] not in SURNAMES  # names are _name_at's (周杰 of 周杰伦)
+            and not _starts_function_word(piece[i:]) and cohesive(piece[i:i + 2])]
+
+
+LOCATIVES = frozenset("里上中内外下前后边旁")  # 群里 is "in the group", no word of its own
+
+
+_COMMON = []
+
+
+def _common_words():
+    """The everyday two-character words of data/zh-common-words.txt (from
+    jieba's dictionary, MIT License), read once."""
+    if not _COMMON:
+        import os
+        from .sources import SUITE_DIR
+        with open(os.path.join(SUITE_DIR, "data", "zh-common-words.txt"), encoding="utf-8") as f:
+            _COMMON.append(frozenset(line.strip() for line in f if line.strip() and line[0] != "#"))
+    return _COMMON[0]
 
 
 # Mention rows: what the store keeps for the linker (see the link tables in

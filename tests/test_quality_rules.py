@@ -162,6 +162,16 @@ class EntityBoundaryTest(TempMemory):
         self.assertNotIn("户积分", names)
         self.assertNotIn("通再优化", names)
 
+    def test_a_folders_own_two_character_word_is_an_entity(self):
+        days = ["周末把文档放进飞书", "飞书群里说周末加班", "办公室的飞书机器人坏了", "周末去办公室拿电脑",
+                "办公室搬家了"]
+        days += ["第%d天：上午写代码，下午跑步，晚上看书" % n for n in range(20)]  # so pairs can bind
+        for d, text in enumerate(days, 1):
+            self.write("memory/2026-03-%02d.md" % d, "# day %d\n\n- %s\n" % (d, text))
+        names = {e.name for e in self.graph().table()}
+        self.assertIn("飞书", names)
+        self.assertFalse(names & {"周末", "公室", "群里", "办公"}, names)  # everyday words, a piece of one
+
     def test_a_list_links_item_by_item(self):
         self.write("MEMORY.md", "# Memory\n\n## People\n- Alice Brown lives in Paris\n- Bob Stone lives in Berlin\n"
                                 "- Carol White lives in Tokyo\n- Dave Green lives in Madrid\n")
