@@ -3,7 +3,7 @@ import math
 from collections import Counter
 
 from .bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
-from .chinese import SURNAMES, ZH_FREE_CHARS, pair_binds, function_spans, is_cjk_query
+from .chinese import SURNAMES, ZH_FREE_CHARS, fold, pair_binds, function_spans, is_cjk_query
 from .dates import date_matches, query_dates, relative_spans, spans_match
 from .params import DEFAULT_PARAMS
 from .passages import Hits, _passages
@@ -314,7 +314,7 @@ def _search(store, query, limit, mode, min_score, filters, params):
               + share * semantic.get(k, 0.0) for k in rows}
     order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if mode == "hybrid":
-        order = _rerank(order, candidates, merged, q, query_dates(query), params)
+        order = _rerank(order, candidates, merged, q, query_dates(query), params, fold(query))
     if q.topic:
         order = frame_only(order, candidates, merged, q, params, bound)
 
@@ -357,7 +357,32 @@ def frame_only(order, candidates, merged, query, params=DEFAULT_PARAMS, bound=()
     return sorted(order, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
 
 
-def _rerank(order, candidates, merged, q, dates, params):
+_LABEL = None
+
+
+def _labels_query_word(text, folded_query):
+    """Whether a line of the chunk is labelled by a word of the query: a list
+    of people or a glossary ('- 李明：技术总监', '- Kafka: the queue') says
+    what the line is about before its colon."""
+    global _LABEL
+    if _LABEL is None:
+        import re
+        _LABEL = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?([^:：\n*_]{2,20}?)(?:\*\*|__)?[ \t]*[:：]", re.M)
+    for m in _LABEL.finditer(text):
+        label = fold(m.group(1)).strip()
+        at = folded_query.find(label)
+        if len(label) >= 2 and at >= 0 and (not label.isascii() or _word_at(folded_query, at, len(label))):
+            return True
+    return False
+
+
+def _word_at(text, at, size):
+    before = text[at - 1] if at else " "
+    after = text[at + size] if at + size < len(text) else " "
+    return not (before.isalnum() and before.isascii()) and not (after.isalnum() and after.isascii())
+
+
+def _rerank(order, candidates, merged, q, dates, params, folded=""):
     """Bonuses for the best hits: the query in one line (proximity), and a
     file dated on a day the query names or a line that happened then
     ("yesterday" in a note of the next day; kept in [0, 1] by renormalising)."""
@@ -371,6 +396,8 @@ def _rerank(order, candidates, merged, q, dates, params):
         row = candidates[key].row
         if dates and (date_matches(row.date, dates) or spans_match(relative_spans(row.text, row.date), dates)):
             score += params.date_weight
-        merged[key] = score / scale
+        if i < params.rerank_depth and params.label_weight and _labels_query_word(row.text, folded):
+            score += params.label_weight
+        merged[key] = min(1.0, score / scale)
     rows = {k: c.row for k, c in candidates.items()}
     return sorted(order, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))

@@ -82,6 +82,29 @@ class LongerNameTest(FolderCase):
         self.assertLess(hits[0].score, ANSWER)
 
 
+class LabelledLineTest(FolderCase):
+    """A line labelled by the query's word ('- 李明：...') is about it."""
+    files = {
+        "MEMORY.md": "# MEMORY\n\n## 同事\n- 李明：技术总监，生日 11月3日\n",
+        "memory/2026-04-18.md": "# 2026-04-18\n\n- 听说技术总监李明，生日 11月3日\n",
+    }
+    files.update(("memory/2026-05-%02d.md" % d, "# 2026-05-%02d\n\n- %s\n" % (d, text)) for d, text in enumerate(
+        ["上午开会讨论需求", "下午写代码修复问题", "晚上去超市买菜", "周末带孩子去公园", "李明轩说周末加班"], 1))
+
+    def test_the_labelled_line_gets_the_bonus(self):
+        from memsuite.params import Params
+        with_label = {h.path: h.score for h in self.hits("李明生日")}
+        without = {h.path: h.score for h in self.hits("李明生日", params=Params(label_weight=0.0))}
+        self.assertAlmostEqual(with_label["MEMORY.md"] - without["MEMORY.md"], 0.1 / 1.15, places=3)
+        self.assertAlmostEqual(with_label["memory/2026-04-18.md"], without["memory/2026-04-18.md"])
+
+    def test_a_label_is_a_whole_word_of_the_query(self):
+        from memsuite.ranking import _labels_query_word
+        self.assertTrue(_labels_query_word("- **Kafka**: the queue", "what is kafka for"))
+        self.assertFalse(_labels_query_word("- Kafka: the queue", "kafkaesque"))
+        self.assertFalse(_labels_query_word("- 李明轩：后端", "李明生日"))
+
+
 class SmallFolderNameTest(TempMemory):
     """In a folder of three notes that all name 张伟明, PMI cannot tell that 伟明
     is one word (every character is in every chunk); that the characters are
