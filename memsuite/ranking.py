@@ -300,6 +300,9 @@ def _search(store, query, limit, mode, min_score, filters, params):
         order = _rerank(order, candidates, merged, q, query_dates(query), params)
     if q.topic:
         order = frame_only(order, candidates, merged, q, params, bound)
+    if params.recent_half_life > 0:  # opt-in (--recent): loaded only when asked for
+        from .recency import prefer_recent
+        order = prefer_recent(store, order, rows, merged, params)
 
     hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
     if min_score is None and hits:

@@ -41,7 +41,7 @@ class ModuleGraphTest(unittest.TestCase):
                   "postgres postgres_connect postgres_writer postgres_tables "
                   "link_tables embedding_tables"),
         ("store", "store"),
-        ("search", "query synonyms dates ranking passages snippets recall results embeddings explain"),
+        ("search", "query synonyms dates ranking passages snippets recall results embeddings explain recency"),
         ("links", "entities graph graph_export layout"),
         ("commands", "cli commands cli_search cli_recall cli_admin cli_link mcp watch page hooks brief capture"),
     ]
