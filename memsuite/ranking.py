@@ -303,6 +303,9 @@ def _search(store, query, limit, mode, min_score, filters, params):
     if params.recent_half_life > 0:  # opt-in (--recent): loaded only when asked for
         from .recency import prefer_recent
         order = prefer_recent(store, order, rows, merged, params)
+    if params.duplicate_share < 1.0:  # near-duplicate suppression (diversity.py)
+        from .diversity import demote_duplicates
+        order = demote_duplicates(order, candidates, merged, q, params)
 
     hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
     if min_score is None and hits:
