@@ -21,7 +21,7 @@ def run_search(store, query, limit=None, mode=None, min_score=None, filters=None
     is --recent's half-life in days (None: no preference for newer notes)."""
     hits = search(store, query, limit or DEFAULT_LIMIT, mode or "hybrid", min_score,
                   filters or Filters(), recent_params(store, recent), sync=True)
-    return Hits(sort_newest_first(hits), hits.channels) if sort == "date" else hits
+    return Hits(sort_newest_first(hits), hits.channels, hits.repeats) if sort == "date" else hits
 
 
 def search_result(store, query, limit=None, mode=None, min_score=None, filters=None, sort=None,

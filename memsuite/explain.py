@@ -39,6 +39,9 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
         }
         if params.recent_half_life > 0:  # --recent: the share of its score the hit kept for its age
             explained[h.id]["recency"] = round(factor(h.date), 4)
+        if h.id in getattr(hits, "repeats", ()):  # its lines repeat a better hit's: it kept duplicate_share
+            explained[h.id]["repeat"] = params.duplicate_share
+            explained[h.id]["rerank"] = round(h.score / factor(h.date) / params.duplicate_share - base, 4)
     return explained, _cut(store, query, hits, limit, mode, min_score, filters, params)
 
 
@@ -90,7 +93,8 @@ def print_explained(hits, explained, cut):
         terms = " ".join("%s%s" % (m["term"], "" if m["weight"] == 1 else "(%g)" % m["weight"]) for m in e["matched"])
         out.write("%d. %s  %s\n" % (i, h.id, "  ".join("%s %.2f" % kv for kv in e["channels"].items())
                                     + "  merged %.2f  rerank %+.2f" % (e["merged"], e["rerank"])
-                                    + ("  recency x%.2f" % e["recency"] if "recency" in e else "")))
+                                    + ("  recency x%.2f" % e["recency"] if "recency" in e else "")
+                                    + ("  repeats a better hit x%.2f" % e["repeat"] if "repeat" in e else "")))
         out.write("   matched: %s\n" % (terms or "(trigrams or prefixes only)"))
         if e["missing"]:
             out.write("   not in it: %s\n" % " ".join(e["missing"]))

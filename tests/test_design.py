@@ -129,6 +129,7 @@ class QueryPathTest(TempMemory):
         "memsuite.store", "memsuite.query", "memsuite.synonyms", "memsuite.dates", "memsuite.ranking",
         "memsuite.passages", "memsuite.snippets", "memsuite.recall", "memsuite.results", "memsuite.cli",
         "memsuite.cli_search", "memsuite.commands",
+        "memsuite.diversity",  # near-duplicate suppression is on by default (README, Benchmark)
     }
     NEVER = {"json", "argparse", "memsuite.prepare", "memsuite.chunker", "memsuite.sqlite_writer",
              "memsuite.json_index", "memsuite.json_writer", "memsuite.link_tables", "memsuite.entities",

@@ -1,13 +1,15 @@
 """Near-duplicate suppression (memsuite/diversity.py): copies of a line do not fill the budget."""
+import json
 import random
 import unittest
 
-from helpers import TempMemory
+from helpers import TempMemory, run_script
 import memory_search
 import memory_store
 from memsuite.diversity import _LineIndex, _signature
 
-ON = memory_store.DEFAULT_PARAMS._replace(duplicate_share=0.5)
+ON = memory_store.DEFAULT_PARAMS
+OFF = memory_store.DEFAULT_PARAMS._replace(duplicate_share=1.0)
 
 
 class LineIndexTest(unittest.TestCase):
@@ -25,8 +27,8 @@ class LineIndexTest(unittest.TestCase):
             self.assertEqual(index.repeats(probe, ("b.md", 0)), brute, probe)
 
     def test_numbers_do_not_count_and_only_other_files_repeat(self):
-        self.assertEqual(_signature(["09:30", "09", "30", "2026-01-05", "standup", "green"]), ("green", "standup"))
-        self.assertEqual(_signature(["order", "4471"]), ("4471", "order"))  # an order number is not a time
+        self.assertEqual(_signature(["09:30", "09", "30", "2026-01-05", "standup", "green"]), {"green", "standup"})
+        self.assertEqual(_signature(["order", "4471"]), {"4471", "order"})  # an order number is not a time
         index = _LineIndex(0.8)
         index.add(("green", "standup"), ("a.md", 3))
         self.assertFalse(index.repeats(("green", "standup"), ("a.md", 3)))  # the same line, in an overlapping chunk
@@ -60,11 +62,22 @@ class RepeatedLogsTest(TempMemory):
     def test_copies_give_way_to_the_note_that_adds_something(self):
         query = "Anna Atlas release notes today"  # the standup line words it best
         rank = lambda hits: [i for i, h in enumerate(hits) if "grouped by customer" in h.text][0]
-        self.assertGreaterEqual(rank(self.hits(query)), 4)  # behind the copies of one wording
-        self.assertLessEqual(rank(self.hits(query, ON)), 2)  # behind one copy of each wording
+        self.assertGreaterEqual(rank(self.hits(query, OFF)), 4)  # behind the copies of one wording
+        self.assertLessEqual(rank(self.hits(query, ON)), 1)  # behind one copy
+
+    def test_on_by_default_and_explained(self):
+        self.assertEqual(memory_store.DEFAULT_PARAMS.duplicate_share, 0.5)
+        code, out, err = run_script("search.sh", "--dir", self.dir, "Atlas standup", "--explain", "--json")
+        self.assertEqual(code, 0, err)
+        results = json.loads(out)["results"]
+        self.assertNotIn("repeat", results[0]["explain"])
+        self.assertEqual([r["explain"].get("repeat") for r in results[1:]], [0.5] * 4)  # "still green" too
+        for r in results:
+            e = r["explain"]
+            self.assertAlmostEqual((e["merged"] + e["rerank"]) * e.get("repeat", 1.0), r["score"], places=3)
 
     def test_the_first_copy_keeps_its_score_and_the_others_stay_findable(self):
-        plain, on = self.hits("Atlas standup"), self.hits("Atlas standup", ON)
+        plain, on = self.hits("Atlas standup", OFF), self.hits("Atlas standup", ON)
         self.assertEqual((on[0].id, on[0].score), (plain[0].id, plain[0].score))
         self.assertEqual({h.id for h in on}, {h.id for h in plain})
         copies = [h for h in on if "standup" in h.text]
@@ -80,7 +93,7 @@ class NoRepeatsTest(TempMemory):
         store = memory_store.MemoryStore(self.dir)
         self.addCleanup(store.close)
         store.sync()
-        plain = memory_search.search(store, "blog RSS feed", limit=10, min_score=0)
+        plain = memory_search.search(store, "blog RSS feed", limit=10, min_score=0, params=OFF)
         on = memory_search.search(store, "blog RSS feed", limit=10, min_score=0, params=ON)
         self.assertEqual([(h.id, h.score) for h in on], [(h.id, h.score) for h in plain])
 
