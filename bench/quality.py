@@ -17,7 +17,7 @@ Every data set has a tuning half and a held-out half, reported side by side
   zh        bench/zh/dev | bench/zh/test (kinds: t2s, s2t, name, number, ...)
   memdaily  Chinese personal facts, one tiny folder per question: even | odd folder number
 
-Usage: python3 bench/quality.py [--data DIR] [--mode hybrid] [--sets locomo,zh]
+Usage: python3 bench/quality.py [--data DIR] [--mode hybrid] [--sets locomo,zh] [--param NAME=VALUE]
 """
 import argparse
 import collections
@@ -72,7 +72,7 @@ def load_questions(data, name, adversarial=False):
         for q in items:  # by the folder's number: even tunes, odd is held out
             q["split"] = "tune" if int(q["corpus"].rsplit("_", 1)[1]) % 2 == 0 else "held"
             q["category_name"] = q.get("category_name") or q["category"]
-    else:
+    elif not all("split" in q for q in items):  # a set that splits itself (bench/duplicates.py) is kept so
         days = sorted({g["path"] for q in items for g in q["gold"]})
         parity = {path: i % 2 for i, path in enumerate(days)}
         for q in items:
@@ -237,6 +237,19 @@ def split_rows(label, records):
              summarise(records, split)) for split, name in (("tune", "tune"), ("held", "held-out"))]
 
 
+def with_params(settings):
+    """memory_store.Params with NAME=VALUE changes (numbers), or None for none."""
+    if not settings:
+        return None
+    changes = {}
+    for setting in settings:
+        name, _, value = setting.partition("=")
+        if name not in memory_store.Params._fields:
+            raise SystemExit("quality.py: no such parameter: %s" % name)
+        changes[name] = type(getattr(memory_store.DEFAULT_PARAMS, name))(value)
+    return memory_store.DEFAULT_PARAMS._replace(**changes)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=DEFAULT_DATA)
@@ -246,13 +259,16 @@ def main(argv=None):
     ap.add_argument("--limit-questions", type=int)
     ap.add_argument("--categories", action="store_true")
     ap.add_argument("--code", default=_CODE, help="the suite's folder (default: this checkout)")
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="measure with this Params field changed (repeatable), e.g. recent_half_life=30")
     args = ap.parse_args(argv)
+    params = with_params(args.param)
     for name in args.sets.split(","):
         t = time.time()
         budgets = BUDGETS if hasattr(memory_search, "pack") else ()  # an earlier checkout has no packs
-        records = evaluate_records(args.data, name, suite_searcher(args.mode, args.backend, budgets=budgets),
+        records = evaluate_records(args.data, name, suite_searcher(args.mode, args.backend, params, budgets=budgets),
                                    args.limit_questions)
-        rows = split_rows("suite " + args.mode, records)
+        rows = split_rows("suite " + args.mode + "".join(" " + p for p in args.param), records)
         print(format_table("%s (%d questions, %.1f s)" % (name, len(records), time.time() - t), rows))
         if args.categories:
             print()

@@ -3,11 +3,12 @@ loaded only when run), and the search command itself."""
 import sys
 
 from .cli import Command, embedding_store, run_cli, use_colour
-from .commands import empty_note, run_search, search_result
+from .commands import empty_note, recent_params, run_search, search_result
 from .index_records import Filters, glob_matches
 from .jsonout import print_json
-from .options import (COMMON_OPTS, EMBED_CHOICES, Opt, to_choice, to_count, to_date, to_folder,
+from .options import (COMMON_OPTS, EMBED_CHOICES, Opt, to_choice, to_count, to_date, to_days, to_folder,
                       to_positive_int, to_seconds, to_unit_score)
+from .params import DEFAULT_HALF_LIFE
 from .ranking import MODES
 from .recall import gist
 from .records import UsageError
@@ -60,6 +61,11 @@ SEARCH_OPTS = COMMON_OPTS + [
     EMBED_OPT,
     Opt(("--sort",), "sort", "ORDER", to_choice("score", "date"),
         "score (default) or date (newest first, after the cut)"),
+    Opt(("--recent",), "recent", None, None,
+        "prefer newer notes: 0.3 of a hit's score halves every %g days of its age, counted from the "
+        "newest note (undated MEMORY.md counts as new; off by default)" % DEFAULT_HALF_LIFE),
+    Opt(("--half-life",), "half_life", "DAYS", to_days, "--recent with this half-life instead of %g days"
+        % DEFAULT_HALF_LIFE),
     Opt(("--explain",), "explain", None, None,
         "say what each hit matched (after folding and synonyms), each channel's score, the bonus, "
         "and why weaker hits were cut"),
@@ -117,6 +123,7 @@ examples:
   search.sh "博客RSS配置"
   search.sh "configure RSS feed" --limit 3 --json
   search.sh 京都 机票 --since 2026-02-01 --path "memory/*" --compact
+  search.sh "where does Anna live" --recent     newer notes first when a fact changed
   search.sh get memory/2026-02-20.md:1-7 --json
   search.sh -- status                  search for the word "status" itself
 
@@ -142,12 +149,13 @@ def cmd_search(args):
     with embedding_store(args) as store:
         filters = Filters(args.since, args.until, args.path, args.dated_only,
                           None if args.source in (None, "all") else args.source)
-        hits = run_search(store, query, args.limit, args.mode, args.min_score, filters, args.sort)
+        recent = args.half_life or (DEFAULT_HALF_LIFE if args.recent else None)
+        hits = run_search(store, query, args.limit, args.mode, args.min_score, filters, args.sort, recent)
         related = linked_memories(store, hits) if args.related else None
         explain_no_hits(store, hits, args)
         if args.json:
             doc = search_result(store, query, args.limit, args.mode, args.min_score, filters, compact=args.compact,
-                                hits=hits, explain=args.explain)
+                                hits=hits, explain=args.explain, recent=recent)
             if related is not None:
                 from .graph import related_json
                 doc["related"] = [related_json(r, related_to=via) for r, via in related]
@@ -160,7 +168,8 @@ def cmd_search(args):
                 print_related(related)
         if args.explain and not args.json:
             from .explain import explain, print_explained
-            print_explained(hits, *explain(store, query, hits, args.limit, args.mode, args.min_score, filters))
+            print_explained(hits, *explain(store, query, hits, args.limit, args.mode, args.min_score, filters,
+                                           recent_params(store, recent)))
     return 0
 
 

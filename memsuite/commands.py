@@ -11,25 +11,34 @@ from .results import compact_json, entry_json, hit_json
 from .sources import NO_MEMORY_FOLDER, is_suite_folder
 
 
-def run_search(store, query, limit=None, mode=None, min_score=None, filters=None, sort=None):
-    """The hits of search.sh QUERY / memory_search, on a fresh index."""
+def recent_params(store, recent=None):
+    """The store's Params, with the half-life of --recent (days) when given."""
+    return store.params._replace(recent_half_life=float(recent)) if recent else store.params
+
+
+def run_search(store, query, limit=None, mode=None, min_score=None, filters=None, sort=None, recent=None):
+    """The hits of search.sh QUERY / memory_search, on a fresh index; recent
+    is --recent's half-life in days (None: no preference for newer notes)."""
     hits = search(store, query, limit or DEFAULT_LIMIT, mode or "hybrid", min_score,
-                  filters or Filters(), sync=True)
-    return Hits(sort_newest_first(hits), hits.channels) if sort == "date" else hits
+                  filters or Filters(), recent_params(store, recent), sync=True)
+    return Hits(sort_newest_first(hits), hits.channels, hits.repeats) if sort == "date" else hits
 
 
 def search_result(store, query, limit=None, mode=None, min_score=None, filters=None, sort=None,
-                  compact=False, hits=None, explain=False):
+                  compact=False, hits=None, explain=False, recent=None):
     """search.sh QUERY --json / memory_search: the hits, with a note when the
     folder holds nothing to search (an agent must not read [] as 'no memories');
     with explain, what each hit matched and scored, and why weaker ones were cut."""
     if hits is None:
-        hits = run_search(store, query, limit, mode, min_score, filters, sort)
+        hits = run_search(store, query, limit, mode, min_score, filters, sort, recent)
     doc = {"query": query, "backend": store.backend_name, "stale": store.stale, "channels": hits.channels,
            "results": [compact_json(h) if compact else hit_json(h) for h in hits]}
+    if recent:
+        doc["recent"] = {"half_life_days": float(recent)}
     if explain:
         from .explain import explain as explain_hits
-        details, doc["cut"] = explain_hits(store, query, hits, limit, mode, min_score, filters or Filters())
+        details, doc["cut"] = explain_hits(store, query, hits, limit, mode, min_score, filters or Filters(),
+                                           recent_params(store, recent))
         for result in doc["results"]:
             result["explain"] = details[result["id"]]
     if store.checked_by:

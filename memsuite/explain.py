@@ -22,6 +22,7 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
     own = set(q.base)
     share = _semantic_share(query, hits, params)
     w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode or "hybrid"]
+    factor = _recency(store, params)
     explained = {}
     for h in hits:
         held = set(tokenize(h.text))
@@ -34,9 +35,23 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
             "channels": dict({"keyword": round(h.keyword, 4), "vector": round(h.vector, 4)},
                              **({"semantic": round(h.semantic, 4)} if h.semantic is not None else {})),
             "merged": round(base, 4),
-            "rerank": round(h.score - base, 4),  # the one-line and date bonuses, renormalised
+            "rerank": round(h.score / factor(h.date) - base, 4),  # the one-line and date bonuses, renormalised
         }
+        if params.recent_half_life > 0:  # --recent: the share of its score the hit kept for its age
+            explained[h.id]["recency"] = round(factor(h.date), 4)
+        if h.id in getattr(hits, "repeats", ()):  # its lines repeat a better hit's: it kept duplicate_share
+            explained[h.id]["repeat"] = params.duplicate_share
+            explained[h.id]["rerank"] = round(h.score / factor(h.date) / params.duplicate_share - base, 4)
     return explained, _cut(store, query, hits, limit, mode, min_score, filters, params)
+
+
+def _recency(store, params):
+    """date -> the recency factor --recent gave a hit of that date (1.0 without it)."""
+    if params.recent_half_life <= 0:
+        return lambda date: 1.0
+    from .recency import recency_factor, reference_day
+    reference = reference_day(store.file_dates())
+    return lambda date: recency_factor(date, reference, params)
 
 
 def _semantic_share(query, hits, params):
@@ -77,7 +92,9 @@ def print_explained(hits, explained, cut):
         e = explained[h.id]
         terms = " ".join("%s%s" % (m["term"], "" if m["weight"] == 1 else "(%g)" % m["weight"]) for m in e["matched"])
         out.write("%d. %s  %s\n" % (i, h.id, "  ".join("%s %.2f" % kv for kv in e["channels"].items())
-                                    + "  merged %.2f  rerank %+.2f" % (e["merged"], e["rerank"])))
+                                    + "  merged %.2f  rerank %+.2f" % (e["merged"], e["rerank"])
+                                    + ("  recency x%.2f" % e["recency"] if "recency" in e else "")
+                                    + ("  repeats a better hit x%.2f" % e["repeat"] if "repeat" in e else "")))
         out.write("   matched: %s\n" % (terms or "(trigrams or prefixes only)"))
         if e["missing"]:
             out.write("   not in it: %s\n" % " ".join(e["missing"]))

@@ -10,6 +10,7 @@ from .commands import add_result, context_result, empty_note, search_result, sta
 from .index_records import Filters
 from .jsonout import to_json
 from .options import to_date
+from .params import DEFAULT_HALF_LIFE
 from .ranking import MODES
 from .records import StoreError, UsageError
 from .results import read_cited
@@ -44,6 +45,10 @@ MCP_TOOLS = [
            "min_score": {"type": "number", "minimum": 0, "maximum": 1},
            "mode": {"type": "string", "enum": list(MODES)}, "compact": {"type": "boolean"},
            "sort": {"type": "string", "enum": ["score", "date"]},
+           "recent": dict({"type": "boolean"}, description="prefer newer notes (half-life 30 days; off by default): "
+                                                           "use when a fact may have changed"),
+           "half_life": dict({"type": "number", "minimum": 0.1, "maximum": 36500},
+                             description="recent, with this half-life in days"),
            "explain": dict({"type": "boolean"}, description="say what each hit matched and scored, "
                                                             "and why weaker hits were cut")}, ["query"]),
     _tool("memory_get", "Read memory lines",
@@ -166,8 +171,10 @@ class McpServer:
             if a.get(key):
                 to_date(a[key])
         filters = Filters(a.get("since"), a.get("until"), a.get("path"), False)
+        recent = a.get("half_life") or (DEFAULT_HALF_LIFE if a.get("recent") else None)
         return search_result(self.store, a["query"], a.get("limit"), a.get("mode"), a.get("min_score"),
-                             filters, a.get("sort"), a.get("compact", False), explain=a.get("explain", False))
+                             filters, a.get("sort"), a.get("compact", False), explain=a.get("explain", False),
+                             recent=recent)
 
     def _memory_get(self, a):
         self.store.refresh()

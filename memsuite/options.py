@@ -65,6 +65,17 @@ def to_unit_score(value):
     return x
 
 
+def to_days(value):
+    """A number of days for --half-life: more than 0, at most a century."""
+    try:
+        x = float(value)
+    except ValueError:
+        raise UsageError("not a number of days: %r" % value)
+    if not 0 < x <= 36500:
+        raise UsageError("must be more than 0 and at most 36500 days: %r" % value)
+    return x
+
+
 def to_choice(*names):
     def convert(value):
         if value not in names:

@@ -24,6 +24,10 @@ _PARAM_DEFAULTS = [
     ("proximity_weight", 0.15),  # ...worth this much (scores renormalised to [0, 1])
     ("date_weight", 0.1),        # bonus for a file dated on a day the query names
     ("label_weight", 0.1),       # bonus for a line labelled by a query word ('- 李明：...')
+    ("recent_half_life", 0.0),   # --recent: days for a note's recency to halve (0: off, the default)...
+    ("recent_weight", 0.3),      # ...and the share of its score that decays with age (see recency.py)
+    ("duplicate_share", 0.5),    # a hit only repeating better ones keeps this share (1.0: off; diversity.py)...
+    ("duplicate_similarity", 0.8),  # ...a line repeats another at this Jaccard similarity of their terms
     ("score_floor", 0.05),       # by default hits scoring under this are not shown...
     ("relative_floor", 0.15),    # ...nor those under this share of the best hit
     ("function_weight", 0.1),    # a query's Chinese function words (什么时候, 是谁, 的) count this much...
@@ -52,6 +56,7 @@ _PARAM_DEFAULTS = [
 Params = record("Params", [name for name, _ in _PARAM_DEFAULTS], [value for _, value in _PARAM_DEFAULTS])
 Params.__doc__ = "Tunable numbers (see _PARAM_DEFAULTS for what each means)."
 DEFAULT_PARAMS = Params()
+DEFAULT_HALF_LIFE = 30.0  # days: what --recent (memory_search's recent) means without --half-life
 INDEX_PARAMS = ("chunk_lines", "chunk_overlap", "chunk_chars", "heading_weight")
 # Bump when tokenize(), index_terms() or render_transcript() change what they return:
 # the index's keyword rows are deleted by re-deriving their terms, so an index

@@ -17,9 +17,10 @@ class Hits(list):
     """A search's hits, best first, and the channels that scored them
     (keyword, vector, semantic): what the search used travels with its answer."""
 
-    def __init__(self, hits=(), channels=()):
+    def __init__(self, hits=(), channels=(), repeats=()):
         list.__init__(self, hits)
         self.channels = list(channels)
+        self.repeats = set(repeats)  # ids of hits that only repeat better ones (diversity.py)
 
 
 # Passages: touching hits in one file become one

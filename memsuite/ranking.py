@@ -317,13 +317,21 @@ def _search(store, query, limit, mode, min_score, filters, params):
         order = _rerank(order, candidates, merged, q, query_dates(query), params, fold(query))
     if q.topic:
         order = frame_only(order, candidates, merged, q, params, bound)
+    if params.recent_half_life > 0:  # opt-in (--recent): loaded only when asked for
+        from .recency import prefer_recent
+        order = prefer_recent(store, order, rows, merged, params)
+    repeats = set()
+    if params.duplicate_share < 1.0:  # near-duplicate suppression (diversity.py)
+        from .diversity import demote_duplicates
+        order, repeats = demote_duplicates(order, candidates, merged, q, params, min_score)
 
     hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
     if min_score is None and hits:
         floor = max(params.score_floor, params.relative_floor * hits[0].score)
         hits = [h for h in hits if h.score >= floor]
     qterms = set(q.weights)
-    return Hits([h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]], channels)
+    hits = [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
+    return Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats])
 
 
 def holds_topic(candidate, query, key=None, bound=()):

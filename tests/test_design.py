@@ -41,7 +41,7 @@ class ModuleGraphTest(unittest.TestCase):
                   "postgres postgres_connect postgres_writer postgres_tables "
                   "link_tables embedding_tables"),
         ("store", "store"),
-        ("search", "query synonyms dates ranking passages snippets recall results embeddings explain"),
+        ("search", "query synonyms dates ranking passages snippets recall results embeddings explain recency diversity"),
         ("links", "entities graph graph_export layout"),
         ("commands", "cli commands cli_search cli_recall cli_admin cli_link mcp watch page hooks brief capture"),
     ]
@@ -129,11 +129,13 @@ class QueryPathTest(TempMemory):
         "memsuite.store", "memsuite.query", "memsuite.synonyms", "memsuite.dates", "memsuite.ranking",
         "memsuite.passages", "memsuite.snippets", "memsuite.recall", "memsuite.results", "memsuite.cli",
         "memsuite.cli_search", "memsuite.commands",
+        "memsuite.diversity",  # near-duplicate suppression is on by default (README, Benchmark)
     }
     NEVER = {"json", "argparse", "memsuite.prepare", "memsuite.chunker", "memsuite.sqlite_writer",
              "memsuite.json_index", "memsuite.json_writer", "memsuite.link_tables", "memsuite.entities",
              "memsuite.graph", "memsuite.mcp", "memsuite.embeddings", "memsuite.embedding_tables",
              "memsuite.watch", "memsuite.notes", "memsuite.transcripts", "memsuite.page", "memsuite.layout", "memsuite.hooks",
+             "memsuite.recency",  # only for --recent
              "memory_store", "memory_linker"}
 
     def imported_by(self, argv):
