@@ -225,6 +225,106 @@ class HttpProviderTest(TempMemory):
             store.close()
 
 
+class ConceptService:
+    """An OpenAI-compatible embedding service on 127.0.0.1 that knows a few
+    concepts in two languages: Tokyo and 东京 get the same vector, as a
+    multilingual model gives them nearly the same one."""
+
+    CONCEPTS = (("tokyo", "东京"), ("kyoto", "京都"), ("bread", "面包"))
+
+    def __init__(self, test):
+        self.requests, stub, concepts = [], self, self.CONCEPTS
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])).decode("utf-8"))
+                stub.requests.append(body["input"])
+                data = []
+                for i, text in enumerate(body["input"]):
+                    vec = [0.01] * (len(concepts) + 1)
+                    for d, words in enumerate(concepts):
+                        if any(w in text.lower() for w in words):
+                            vec[d] = 1.0
+                    data.append({"index": i, "embedding": vec})
+                answer = json.dumps({"data": data}).encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args):
+                pass
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/v1" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        test.addCleanup(self.server.server_close)
+        test.addCleanup(self.server.shutdown)
+
+
+class CrossLanguageTest(TempMemory):
+    """A query whose words are in no note still finds the note that means
+    them, through a provider's vectors alone, in pure Python (no numpy, no
+    sqlite-vec: a scan of the stored vectors)."""
+    files = {"trip.md": "# 出差\n下个月去东京见客户。\n",
+             "kitchen.md": "# Kitchen\nBanana bread with walnuts, 180 degrees.\n",
+             "kyoto.md": "# Kyoto\nTemples in Kyoto in the autumn.\n"}
+
+    def setUp(self):
+        super().setUp()
+        self.stub = ConceptService(self)
+        # packages that raise ImportError, ahead of site-packages: this machine may have numpy
+        self.blocked = os.path.join(self.tmp, "blocked")
+        os.makedirs(os.path.join(self.blocked, "numpy"))
+        for path in (os.path.join(self.blocked, "numpy", "__init__.py"), os.path.join(self.blocked, "sqlite_vec.py")):
+            with open(path, "w") as f:
+                f.write("raise ImportError('blocked by the test')\n")
+
+    def env(self, **extra):
+        return clean_env(**dict(dict(MEMORY_EMBED="openai", MEMORY_EMBED_URL=self.stub.url,
+                                     MEMORY_EMBED_MODEL="stub", PYTHONPATH=self.blocked), **extra))
+
+    def search(self, query, **extra):
+        code, out, err = run_script("search.sh", "--dir", self.dir, query, "--json", env=self.env(**extra))
+        self.assertEqual(code, 0, err)
+        return json.loads(out)
+
+    def test_tokyo_finds_the_note_saying_dongjing(self):
+        doc = self.search("Tokyo")
+        self.assertEqual(doc["channels"], ["keyword", "vector", "semantic"])
+        self.assertEqual([r["path"] for r in doc["results"]], ["trip.md"])
+        self.assertLess(doc["results"][0]["score"], 0.4)  # no word of the query is in it: under the cut
+        self.assertEqual(self.search("Tokyo", MEMORY_EMBED="off")["results"], [])  # unchanged without a provider
+
+    def test_a_chinese_query_needs_a_model_that_reads_chinese(self):
+        self.write("trip.md", "# Trip\nMeeting the client in Tokyo next month.\n")
+        self.assertEqual(self.search("东京")["results"], [])  # semantic_weight_cjk is 0
+        doc = self.search("东京", MEMORY_EMBED_MULTILINGUAL="1")
+        self.assertEqual([r["path"] for r in doc["results"]], ["trip.md"])
+        code, _, err = run_script("search.sh", "--dir", self.dir, "东京", env=self.env(MEMORY_EMBED_MULTILINGUAL="maybe"))
+        self.assertEqual((code, err.count("\n")), (2, 1), err)
+        self.assertIn("MEMORY_EMBED_MULTILINGUAL", err)
+
+    def test_the_library_scans_without_numpy(self):
+        with mock.patch.dict(os.environ, {"MEMORY_EMBED_URL": self.stub.url, "MEMORY_EMBED_MODEL": "stub"}), \
+                mock.patch.dict("sys.modules", {"numpy": None, "sqlite_vec": None}):
+            store = ms.MemoryStore(self.dir)
+            self.addCleanup(store.close)
+            store.embedder, _ = search_mod.make_embedder("openai")
+            store.refresh()
+            hits = search_mod.search(store, "Tokyo")
+            self.assertEqual([h.path for h in hits], ["trip.md"])
+            self.assertGreater(hits[0].semantic, 0.99)
+            # rrf: the order of reciprocal ranks (kyoto.md's weak lexical match to "Tokyo" ranks
+            # first in both lists), the scores of the weighted sum, best first
+            every = search_mod.search(store, "Tokyo", min_score=0)
+            rrf = search_mod.search(store, "Tokyo", min_score=0, params=store.params._replace(semantic_fusion="rrf"))
+            self.assertEqual([h.path for h in rrf], ["kyoto.md", "trip.md", "kitchen.md"])
+            self.assertEqual([h.score for h in rrf], [h.score for h in every])
+            capped = search_mod.search(store, "Tokyo", params=store.params._replace(semantic_scan_limit=2))
+            self.assertEqual(list(capped), [])  # over the limit: the lexical candidates only, and there are none
+
+
 class DefaultIsOffTest(TempMemory):
     files = {"a.md": "# A\nhello world\n"}
 
