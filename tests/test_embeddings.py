@@ -301,7 +301,8 @@ class CrossLanguageTest(TempMemory):
         self.assertEqual(self.search("东京")["results"], [])  # semantic_weight_cjk is 0
         doc = self.search("东京", MEMORY_EMBED_MULTILINGUAL="1")
         self.assertEqual([r["path"] for r in doc["results"]], ["trip.md"])
-        code, _, err = run_script("search.sh", "--dir", self.dir, "东京", env=self.env(MEMORY_EMBED_MULTILINGUAL="maybe"))
+        code, _, err = run_script("search.sh", "--dir", self.dir, "东京",
+                                  env=self.env(MEMORY_EMBED_MULTILINGUAL="maybe"))
         self.assertEqual((code, err.count("\n")), (2, 1), err)
         self.assertIn("MEMORY_EMBED_MULTILINGUAL", err)
 
