@@ -3,7 +3,7 @@ import math
 from collections import Counter
 
 from .bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
-from .chinese import ZH_FREE_CHARS, pair_binds, function_spans, is_cjk_query
+from .chinese import ZH_FREE_CHARS, pair_binds, function_spans, is_cjk
 from .dates import date_matches, query_dates, relative_spans, spans_match
 from .params import DEFAULT_PARAMS
 from .passages import Hits, _passages
@@ -275,9 +275,13 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
 
 
 def semantic_share(store, query, params):
-    """The semantic channel's share of a query's score: semantic_weight, or
-    semantic_weight_cjk for a Chinese query unless the model reads Chinese."""
-    if is_cjk_query(query) and not getattr(store.embedder, "multilingual", False):
+    """The semantic channel's share of a query's score: semantic_weight, but
+    none for a query of numbers alone (a phone or order number has no meaning
+    to compare), and semantic_weight_cjk for a query holding Chinese unless
+    the model reads Chinese (Wi-Fi 密码 is noise to an English model)."""
+    if not any(c.isalpha() for c in query):
+        return 0.0
+    if not getattr(store.embedder, "multilingual", False) and any(is_cjk(c) for c in query):
         return params.semantic_weight_cjk
     return params.semantic_weight
 

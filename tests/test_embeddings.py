@@ -119,6 +119,17 @@ class HashProviderTest(TempMemory):
         store.embedder = None
         self.assertEqual(with_vectors, [(h.id, h.score) for h in search_mod.search(store, "博客RSS配置")])
 
+    def test_which_queries_the_channel_weighs(self):
+        from memsuite.ranking import semantic_share
+        params = ms.Params()
+        english, multilingual = mock.Mock(embedder=Counting()), mock.Mock(embedder=Counting())
+        multilingual.embedder.multilingual = True
+        cases = [("configure the RSS feed", 0.3, 0.3), ("13800138000", 0.0, 0.0), ("139-7410-0562", 0.0, 0.0),
+                 ("Wi-Fi 密码", 0.0, 0.3), ("博客RSS配置", 0.0, 0.3), ("SF140233778", 0.3, 0.3)]
+        for query, for_english, for_multilingual in cases:
+            self.assertEqual((semantic_share(english, query, params), semantic_share(multilingual, query, params)),
+                             (for_english, for_multilingual), query)
+
     def test_the_json_backend_keeps_vectors_too(self):
         store = ms.MemoryStore(self.dir, backend="json")
         self.addCleanup(store.close)
