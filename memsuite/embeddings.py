@@ -8,7 +8,7 @@ from .chinese import fold
 from .index_records import filters_admit
 from .options import EMBED_CHOICES
 from .records import UsageError
-from .embedding_tables import EmbedError, check_vector, pack_vector, unpack_vector
+from .embedding_tables import EmbedError, EmbedTimeout, check_vector, pack_vector, unpack_vector
 
 
 # Embedding providers (optional, off by default): a third channel of
@@ -81,6 +81,9 @@ class HttpEmbedder(HashEmbedder):
         except urllib.error.HTTPError as exc:
             raise EmbedError("%s answered HTTP %d at %s" % (self.name, exc.code, self.url))
         except (urllib.error.URLError, OSError) as exc:
+            import socket
+            if isinstance(getattr(exc, "reason", exc), (socket.timeout, TimeoutError)):
+                raise EmbedTimeout("%s timed out after %g s at %s" % (self.name, HTTP_TIMEOUT[1], self.url))
             raise EmbedError("%s unreachable at %s (%s)" % (self.name, self.url,
                                                                     getattr(exc, "reason", exc)))
         except (ValueError, KeyError, TypeError, IndexError) as exc:

@@ -220,6 +220,34 @@ class HttpProviderTest(TempMemory):
         store.refresh()
         self.assertEqual(store.embeddings.counts(embedder.key), (152, 152))  # filled in later
 
+    def test_a_slow_server_gets_smaller_batches(self):
+        for i in range(40):
+            self.write("notes/n%02d.md" % i, "# N\nnote %d about hugo\n" % i)
+        stub = StubService(self)
+        handler = stub.server.RequestHandlerClass
+        answer = handler.do_POST
+
+        def slow_over_8(self):  # as a CPU model: over 8 texts a batch takes longer than the timeout
+            size = int(self.headers["Content-Length"])
+            body = self.rfile.peek(size) if hasattr(self.rfile, "peek") else b""
+            if body.count(b"note ") > 8:
+                time.sleep(0.6)
+            try:
+                answer(self)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up, as it should
+                pass
+        handler.do_POST = slow_over_8
+        with mock.patch.dict(os.environ, {"OLLAMA_HOST": stub.url}):
+            embedder, _ = search_mod.make_embedder("ollama")
+        warnings = []
+        store = ms.MemoryStore(self.dir, warn=warnings.append)
+        self.addCleanup(store.close)
+        store.embedder = embedder
+        with mock.patch.object(embeddings, "HTTP_TIMEOUT", (0.5, 0.3)):
+            store.refresh()
+        self.assertEqual(store.embeddings.counts(embedder.key), (42, 42), warnings)
+        self.assertEqual(warnings, [])
+
     def test_bad_vectors_are_refused(self):
         for bad, says in (("dim", "dimensions"), ("nan", "NaN")):
             stub = StubService(self, bad=bad)
