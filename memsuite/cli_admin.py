@@ -109,6 +109,8 @@ def _embedding_line(e):
         return "off" + (" (%s)" % skipped if skipped else " (set MEMORY_EMBED or --embed to turn it on)")
     line = "%s, %s, %s dimensions, %d of %d texts embedded" % (e["provider"], e["model"], e["dim"],
                                                                 e.get("embedded", 0), e.get("texts", 0))
+    line += (", Chinese queries too" if e.get("multilingual")
+             else ", Chinese queries lexical only (MEMORY_EMBED_MULTILINGUAL)")
     return line + (" (last error: %s)" % e["last_error"] if e.get("last_error") else "")
 
 

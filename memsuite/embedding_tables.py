@@ -179,6 +179,10 @@ class EmbedError(Exception):
     """An embedding provider failed or answered wrongly (one line)."""
 
 
+class EmbedTimeout(EmbedError):
+    """A provider took longer than the timeout over one batch (a smaller one may pass)."""
+
+
 def embedding_text(chunk):
     """What an embedding provider is given for a chunk: its heading trail and text."""
     return "%s\n%s" % (chunk.heading, chunk.text) if chunk.heading else chunk.text

@@ -8,7 +8,7 @@ from .chinese import fold
 from .index_records import filters_admit
 from .options import EMBED_CHOICES
 from .records import UsageError
-from .embedding_tables import EmbedError, check_vector, pack_vector, unpack_vector
+from .embedding_tables import EmbedError, EmbedTimeout, check_vector, pack_vector, unpack_vector
 
 
 # Embedding providers (optional, off by default): a third channel of
@@ -23,6 +23,7 @@ class HashEmbedder:
     no semantics, for testing the whole path without a model."""
 
     name, model, dim = "test-hash", "trigram-hash-64", 64
+    multilingual = False  # whether the model reads Chinese too (see reads_chinese)
 
     @property
     def key(self):
@@ -80,6 +81,9 @@ class HttpEmbedder(HashEmbedder):
         except urllib.error.HTTPError as exc:
             raise EmbedError("%s answered HTTP %d at %s" % (self.name, exc.code, self.url))
         except (urllib.error.URLError, OSError) as exc:
+            import socket
+            if isinstance(getattr(exc, "reason", exc), (socket.timeout, TimeoutError)):
+                raise EmbedTimeout("%s timed out after %g s at %s" % (self.name, HTTP_TIMEOUT[1], self.url))
             raise EmbedError("%s unreachable at %s (%s)" % (self.name, self.url,
                                                                     getattr(exc, "reason", exc)))
         except (ValueError, KeyError, TypeError, IndexError) as exc:
@@ -157,9 +161,28 @@ def make_embedder(choice=None):
         except (ImportError, OSError, ValueError, RuntimeError, EmbedError) as exc:
             report["skipped"][name] = str(exc).split("\n")[0] or type(exc).__name__
             continue
-        report.update(provider=embedder.name, model=embedder.model, dim=embedder.dim)
+        embedder.multilingual = reads_chinese(embedder.model)
+        report.update(provider=embedder.name, model=embedder.model, dim=embedder.dim,
+                      multilingual=embedder.multilingual)
         return embedder, report
     return None, report
+
+
+MULTILINGUAL_NAMES = ("multilingual", "bge-m3", "text-embedding-3", "labse")
+
+
+def reads_chinese(model):
+    """Whether a model's cosine counts for Chinese queries (semantic_weight
+    instead of semantic_weight_cjk): MEMORY_EMBED_MULTILINGUAL=1 or 0, else
+    a guess from its name (multilingual-e5-small, bge-m3, text-embedding-3-*)."""
+    said = os.environ.get("MEMORY_EMBED_MULTILINGUAL", "").strip().lower()
+    if said in ("1", "yes", "true", "on"):
+        return True
+    if said in ("0", "no", "false", "off"):
+        return False
+    if said:
+        raise UsageError("MEMORY_EMBED_MULTILINGUAL=%r is not 1 or 0" % said)
+    return any(n in (model or "").lower() for n in MULTILINGUAL_NAMES)
 
 
 def _make_one(name, model):
@@ -207,9 +230,10 @@ def embed_status(store, report):
 
 def semantic_channel(store, query, rows, filters, params):
     """({key: similarity in [0, 1]}, rows with the nearest chunks added) for a
-    query, or ({}, rows) when no embedder runs or it failed.  Nearest
-    neighbours of the whole index with numpy or sqlite-vec when importable;
-    otherwise (pure Python) only among the lexical candidates."""
+    query, or ({}, rows) when no embedder runs or it failed.  The nearest
+    neighbours of the whole index (numpy, sqlite-vec, or a pure-Python scan
+    of the stored vectors up to semantic_scan_limit texts); above that limit,
+    in pure Python, only the lexical candidates are scored."""
     embedder = store.embedder
     if embedder is None:
         return {}, rows
@@ -219,10 +243,15 @@ def semantic_channel(store, query, rows, filters, params):
         store.embed_error = str(exc)
         store.warn("warning: the embedding provider failed (%s); keyword search only" % exc)
         return {}, rows
-    sims = _nearest(store, embedder.key, qvec, params.candidate_pool)
-    if sims is None:  # pure Python: the lexical candidates only
+    sims = _nearest(store, embedder.key, qvec, params.candidate_pool, params.semantic_scan_limit)
+    if sims is None:  # a folder too big to scan in pure Python: the lexical candidates only
         stored = store.embeddings.get(embedder.key, sorted({r.hash for r in rows.values()}))
         sims = {h: _cosine(qvec, unpack_vector(v)) for h, v in stored.items()}
+    else:  # the lexical candidates outside the nearest k still get their similarity
+        missing = sorted({r.hash for r in rows.values()} - set(sims))
+        if missing:
+            sims.update((h, _cosine(qvec, unpack_vector(v)))
+                        for h, v in store.embeddings.get(embedder.key, missing).items())
     keys_of = store.embeddings.keys_of(list(sims))
     extra = [k for h in sims for k in keys_of.get(h, ()) if k not in rows]
     if extra:
@@ -241,9 +270,10 @@ def _cosine(a, b):
 _matrices = {}
 
 
-def _nearest(store, model, qvec, k):
-    """{hash: cosine} of the k texts nearest the query vector, or None when
-    neither numpy nor sqlite-vec is at hand."""
+def _nearest(store, model, qvec, k, scan_limit=None):
+    """{hash: cosine} of the k texts nearest the query vector: numpy, else
+    sqlite-vec, else a pure-Python scan when the index holds at most
+    scan_limit texts (None: no limit); None when it holds more."""
     try:
         import numpy
     except ImportError:
@@ -264,7 +294,33 @@ def _nearest(store, model, qvec, k):
         sims = matrix @ (q / (numpy.linalg.norm(q) + 1e-12))
         top = numpy.argsort(-sims)[:k]
         return {hashes[i]: float(sims[i]) for i in top}
-    return _nearest_sqlite_vec(store, model, qvec, k)
+    found = _nearest_sqlite_vec(store, model, qvec, k)
+    return found if found is not None else _nearest_scan(store, model, qvec, k, scan_limit)
+
+
+def _nearest_scan(store, model, qvec, k, scan_limit):
+    """The k nearest by reading every stored vector (pure Python: about 17 ms
+    per 1,000 texts of 384 dimensions, see the README), or None above scan_limit."""
+    import heapq
+    import operator
+    have, _ = store.embeddings.counts(model)
+    if scan_limit is not None and have > scan_limit:
+        return None
+    qnorm = math.sqrt(sum(x * x for x in qvec)) or 1.0
+    q = [x / qnorm for x in qvec]
+    mul, hypot = operator.mul, math.hypot
+    best = []  # (cosine, hash) of the nearest so far
+    for digest, blob in store.embeddings.every(model):
+        v = unpack_vector(blob)
+        norm = hypot(*v)
+        sim = sum(map(mul, q, v)) / norm if norm else 0.0
+        if len(best) < k:
+            heapq.heappush(best, (sim, digest))
+        elif sim > best[0][0]:
+            heapq.heapreplace(best, (sim, digest))
+    return {h: s for s, h in best}
+
+
 
 
 def _nearest_sqlite_vec(store, model, qvec, k):

@@ -5,9 +5,8 @@ weaker hits were cut.  Computed beside a search, from its answer: the ranking
 itself is not changed by asking."""
 import sys
 
-from .chinese import is_cjk_query
 from .query import analyse_query
-from .ranking import search
+from .ranking import search, semantic_share
 from .tokenizer import tokenize
 
 # How many more hits than asked for are looked at to say why they were cut.
@@ -20,7 +19,7 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
     params = params or store.params
     q = analyse_query(store, query, params)
     own = set(q.base)
-    share = _semantic_share(query, hits, params)
+    share = _semantic_share(store, query, hits, params)
     w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode or "hybrid"]
     factor = _recency(store, params)
     explained = {}
@@ -54,11 +53,11 @@ def _recency(store, params):
     return lambda date: recency_factor(date, reference, params)
 
 
-def _semantic_share(query, hits, params):
+def _semantic_share(store, query, hits, params):
     """The semantic channel's share of the merge, as the ranking gave it."""
     if not any(h.semantic is not None for h in hits):
         return 0.0
-    return params.semantic_weight_cjk if is_cjk_query(query) else params.semantic_weight
+    return semantic_share(store, query, params)
 
 
 def _cut(store, query, hits, limit, mode, min_score, filters, params):

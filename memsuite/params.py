@@ -39,7 +39,13 @@ _PARAM_DEFAULTS = [
     ("word_together", 0.8),      # ...or the rarer is seldom (this share) seen apart (in names only)...
     ("longer_word_share", 0.2),  # ...so 李明 inside 李明轩 counts this much of 李明
     ("semantic_weight", 0.3),    # with an embedding provider: its share of an English query's score...
-    ("semantic_weight_cjk", 0.0),  # ...and of a Chinese one (all-MiniLM-L6-v2 does not read Chinese)
+    ("semantic_weight_cjk", 0.0),  # ...and of a Chinese one (all-MiniLM-L6-v2 does not read Chinese;
+                                   # a multilingual model, MEMORY_EMBED_MULTILINGUAL, gets semantic_weight)
+    ("semantic_fusion", "weighted"),  # how the semantic channel joins: "weighted" (a share of the score)
+                                      # or "rrf" (reciprocal ranks order, the weighted scores are kept)
+    ("rrf_k", 60),               # the k of 1 / (k + rank) under "rrf"
+    ("semantic_scan_limit", 20000),  # pure Python (no numpy, no sqlite-vec) scans every vector up to
+                                     # this many texts; above, only the lexical candidates are compared
     ("regional_weight", 0.9),    # a query word's other regional spelling (資料庫 / 数据库)...
     ("synonym_weight", 0.5),     # ...and its everyday synonyms count this much of the word
     ("merge_gap", 0),            # hits this close (0: touching) become one passage...

@@ -3,7 +3,7 @@ import math
 from collections import Counter
 
 from .bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
-from .chinese import SURNAMES, ZH_FREE_CHARS, fold, pair_binds, function_spans, is_cjk_query
+from .chinese import SURNAMES, ZH_FREE_CHARS, fold, pair_binds, function_spans, is_cjk
 from .dates import date_matches, query_dates, relative_spans, spans_match
 from .params import DEFAULT_PARAMS
 from .passages import Hits, _passages
@@ -291,15 +291,28 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
         return _search(store, query, limit, mode, min_score, filters, params)
 
 
+def semantic_share(store, query, params):
+    """The semantic channel's share of a query's score: semantic_weight, but
+    none for a query of numbers alone (a phone or order number has no meaning
+    to compare), and semantic_weight_cjk for a query holding Chinese unless
+    the model reads Chinese (Wi-Fi 密码 is noise to an English model)."""
+    if not any(c.isalpha() for c in query):
+        return 0.0
+    if not getattr(store.embedder, "multilingual", False) and any(is_cjk(c) for c in query):
+        return params.semantic_weight_cjk
+    return params.semantic_weight
+
+
 def _search(store, query, limit, mode, min_score, filters, params):
     q = analyse_query(store, query, params)
     channels = ["keyword"] + (["vector"] if mode != "keyword" else [])
-    if not q.probe and not q.unknown and not q.prefixes:
+    share = semantic_share(store, query, params) if store.embedder is not None and mode == "hybrid" else 0.0
+    lexical = q.probe or q.unknown or q.prefixes
+    if not lexical and not share:  # no known word, and no meaning to compare
         return Hits([], channels)
-    rows = find_candidates(store, q, filters, params)
-    share = params.semantic_weight_cjk if is_cjk_query(query) else params.semantic_weight
+    rows = find_candidates(store, q, filters, params) if lexical else {}
     semantic = {}
-    if store.embedder is not None and mode == "hybrid" and share > 0:
+    if share > 0:
         from .embeddings import semantic_channel
         semantic, rows = semantic_channel(store, query, rows, filters, params)
     share = share if semantic else 0.0
@@ -310,8 +323,10 @@ def _search(store, query, limit, mode, min_score, filters, params):
     keyword = keyword_channel(candidates, q, avg_length, params)
     vector = vector_channel(candidates, query_vector(q, store, params), params) if mode != "keyword" else {}
     w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode]
-    merged = {k: (1 - share) * (w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0))
-              + share * semantic.get(k, 0.0) for k in rows}
+    lex = {k: w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0) for k in rows}
+    merged = {k: (1 - share) * lex[k] + share * semantic.get(k, 0.0) for k in rows}
+    if share and params.semantic_fusion == "rrf":
+        merged = rank_fusion(rows, lex, semantic, merged, share, params.rrf_k)
     order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if mode == "hybrid":
         order = _rerank(order, candidates, merged, q, query_dates(query), params, fold(query))
@@ -332,6 +347,22 @@ def _search(store, query, limit, mode, min_score, filters, params):
     qterms = set(q.weights)
     hits = [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
     return Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats])
+
+
+def rank_fusion(rows, lexical, semantic, weighted, share, k):
+    """Reciprocal-rank fusion of the lexical and semantic orders, mapped onto
+    the weighted sum's scale: the hit RRF puts i-th gets the i-th best
+    weighted score, so the scores stay in [0, 1], fall with the rank, and a
+    search keeps the same scores above --min-score as the weighted sum."""
+    def ranks(scores):
+        order = sorted(rows, key=lambda key: (-scores.get(key, 0.0), rows[key].path, rows[key].ordinal))
+        return {key: i + 1 for i, key in enumerate(order) if scores.get(key, 0.0) > 0}
+    by_lexical, by_meaning = ranks(lexical), ranks(semantic)
+    fused = {key: (1 - share) / (k + by_lexical[key]) if key in by_lexical else 0.0 for key in rows}
+    for key, rank in by_meaning.items():
+        fused[key] += share / (k + rank)
+    order = sorted(rows, key=lambda key: (-fused[key], rows[key].path, rows[key].ordinal))
+    return dict(zip(order, sorted(weighted.values(), reverse=True)))
 
 
 def holds_topic(candidate, query, key=None, bound=()):

@@ -299,12 +299,12 @@ class MemoryStore:
         provider that fails (down, killed, bad vectors) stops the filling
         with a warning: the keyword index is unaffected and a later call goes
         on where this one stopped.  Returns how many texts were embedded."""
-        from .embedding_tables import EmbedError, check_vector, embedding_text, pack_vector
-        embedder, done = self.embedder, 0
+        from .embedding_tables import EmbedError, EmbedTimeout, check_vector, embedding_text, pack_vector
+        embedder, done, batch = self.embedder, 0, self.EMBED_BATCH
         model = embedder.key
         self.embed_error = None
         while limit is None or done < limit:
-            chunks = self.embeddings.missing(model, self.EMBED_BATCH)
+            chunks = self.embeddings.missing(model, batch)
             if not chunks:
                 break
             try:
@@ -313,6 +313,13 @@ class MemoryStore:
                 if len(vectors) != len(chunks):
                     raise EmbedError("%s returned %d vectors for %d texts"
                                      % (embedder.name, len(vectors), len(chunks)))
+            except EmbedTimeout as exc:
+                if batch > 1:  # a slow local server (a CPU model): smaller batches fit the timeout
+                    batch //= 2
+                    continue
+                self.embed_error = str(exc)
+                self.warn("warning: embedding stopped (%s); the keyword search goes on without it" % exc)
+                break
             except EmbedError as exc:
                 self.embed_error = str(exc)
                 self.warn("warning: embedding stopped (%s); the keyword search goes on without it" % exc)

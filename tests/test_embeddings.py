@@ -119,6 +119,17 @@ class HashProviderTest(TempMemory):
         store.embedder = None
         self.assertEqual(with_vectors, [(h.id, h.score) for h in search_mod.search(store, "博客RSS配置")])
 
+    def test_which_queries_the_channel_weighs(self):
+        from memsuite.ranking import semantic_share
+        params = ms.Params()
+        english, multilingual = mock.Mock(embedder=Counting()), mock.Mock(embedder=Counting())
+        multilingual.embedder.multilingual = True
+        cases = [("configure the RSS feed", 0.3, 0.3), ("13800138000", 0.0, 0.0), ("139-7410-0562", 0.0, 0.0),
+                 ("Wi-Fi 密码", 0.0, 0.3), ("博客RSS配置", 0.0, 0.3), ("SF140233778", 0.3, 0.3)]
+        for query, for_english, for_multilingual in cases:
+            self.assertEqual((semantic_share(english, query, params), semantic_share(multilingual, query, params)),
+                             (for_english, for_multilingual), query)
+
     def test_the_json_backend_keeps_vectors_too(self):
         store = ms.MemoryStore(self.dir, backend="json")
         self.addCleanup(store.close)
@@ -209,6 +220,34 @@ class HttpProviderTest(TempMemory):
         store.refresh()
         self.assertEqual(store.embeddings.counts(embedder.key), (152, 152))  # filled in later
 
+    def test_a_slow_server_gets_smaller_batches(self):
+        for i in range(40):
+            self.write("notes/n%02d.md" % i, "# N\nnote %d about hugo\n" % i)
+        stub = StubService(self)
+        handler = stub.server.RequestHandlerClass
+        answer = handler.do_POST
+
+        def slow_over_8(self):  # as a CPU model: over 8 texts a batch takes longer than the timeout
+            size = int(self.headers["Content-Length"])
+            body = self.rfile.peek(size) if hasattr(self.rfile, "peek") else b""
+            if body.count(b"note ") > 8:
+                time.sleep(0.6)
+            try:
+                answer(self)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up, as it should
+                pass
+        handler.do_POST = slow_over_8
+        with mock.patch.dict(os.environ, {"OLLAMA_HOST": stub.url}):
+            embedder, _ = search_mod.make_embedder("ollama")
+        warnings = []
+        store = ms.MemoryStore(self.dir, warn=warnings.append)
+        self.addCleanup(store.close)
+        store.embedder = embedder
+        with mock.patch.object(embeddings, "HTTP_TIMEOUT", (0.5, 0.3)):
+            store.refresh()
+        self.assertEqual(store.embeddings.counts(embedder.key), (42, 42), warnings)
+        self.assertEqual(warnings, [])
+
     def test_bad_vectors_are_refused(self):
         for bad, says in (("dim", "dimensions"), ("nan", "NaN")):
             stub = StubService(self, bad=bad)
@@ -223,6 +262,107 @@ class HttpProviderTest(TempMemory):
             self.assertIn(says, " ".join(warnings))
             self.assertIn(says, store.embed_error)
             store.close()
+
+
+class ConceptService:
+    """An OpenAI-compatible embedding service on 127.0.0.1 that knows a few
+    concepts in two languages: Tokyo and 东京 get the same vector, as a
+    multilingual model gives them nearly the same one."""
+
+    CONCEPTS = (("tokyo", "东京"), ("kyoto", "京都"), ("bread", "面包"))
+
+    def __init__(self, test):
+        self.requests, stub, concepts = [], self, self.CONCEPTS
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])).decode("utf-8"))
+                stub.requests.append(body["input"])
+                data = []
+                for i, text in enumerate(body["input"]):
+                    vec = [0.01] * (len(concepts) + 1)
+                    for d, words in enumerate(concepts):
+                        if any(w in text.lower() for w in words):
+                            vec[d] = 1.0
+                    data.append({"index": i, "embedding": vec})
+                answer = json.dumps({"data": data}).encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args):
+                pass
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/v1" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        test.addCleanup(self.server.server_close)
+        test.addCleanup(self.server.shutdown)
+
+
+class CrossLanguageTest(TempMemory):
+    """A query whose words are in no note still finds the note that means
+    them, through a provider's vectors alone, in pure Python (no numpy, no
+    sqlite-vec: a scan of the stored vectors)."""
+    files = {"trip.md": "# 出差\n下个月去东京见客户。\n",
+             "kitchen.md": "# Kitchen\nBanana bread with walnuts, 180 degrees.\n",
+             "kyoto.md": "# Kyoto\nTemples in Kyoto in the autumn.\n"}
+
+    def setUp(self):
+        super().setUp()
+        self.stub = ConceptService(self)
+        # packages that raise ImportError, ahead of site-packages: this machine may have numpy
+        self.blocked = os.path.join(self.tmp, "blocked")
+        os.makedirs(os.path.join(self.blocked, "numpy"))
+        for path in (os.path.join(self.blocked, "numpy", "__init__.py"), os.path.join(self.blocked, "sqlite_vec.py")):
+            with open(path, "w") as f:
+                f.write("raise ImportError('blocked by the test')\n")
+
+    def env(self, **extra):
+        return clean_env(**dict(dict(MEMORY_EMBED="openai", MEMORY_EMBED_URL=self.stub.url,
+                                     MEMORY_EMBED_MODEL="stub", PYTHONPATH=self.blocked), **extra))
+
+    def search(self, query, **extra):
+        code, out, err = run_script("search.sh", "--dir", self.dir, query, "--json", env=self.env(**extra))
+        self.assertEqual(code, 0, err)
+        return json.loads(out)
+
+    def test_tokyo_finds_the_note_saying_dongjing(self):
+        doc = self.search("Tokyo")
+        self.assertEqual(doc["channels"], ["keyword", "vector", "semantic"])
+        self.assertEqual([r["path"] for r in doc["results"]], ["trip.md"])
+        self.assertLess(doc["results"][0]["score"], 0.4)  # no word of the query is in it: under the cut
+        self.assertEqual(self.search("Tokyo", MEMORY_EMBED="off")["results"], [])  # unchanged without a provider
+
+    def test_a_chinese_query_needs_a_model_that_reads_chinese(self):
+        self.write("trip.md", "# Trip\nMeeting the client in Tokyo next month.\n")
+        self.assertEqual(self.search("东京")["results"], [])  # semantic_weight_cjk is 0
+        doc = self.search("东京", MEMORY_EMBED_MULTILINGUAL="1")
+        self.assertEqual([r["path"] for r in doc["results"]], ["trip.md"])
+        code, _, err = run_script("search.sh", "--dir", self.dir, "东京",
+                                  env=self.env(MEMORY_EMBED_MULTILINGUAL="maybe"))
+        self.assertEqual((code, err.count("\n")), (2, 1), err)
+        self.assertIn("MEMORY_EMBED_MULTILINGUAL", err)
+
+    def test_the_library_scans_without_numpy(self):
+        with mock.patch.dict(os.environ, {"MEMORY_EMBED_URL": self.stub.url, "MEMORY_EMBED_MODEL": "stub"}), \
+                mock.patch.dict("sys.modules", {"numpy": None, "sqlite_vec": None}):
+            store = ms.MemoryStore(self.dir)
+            self.addCleanup(store.close)
+            store.embedder, _ = search_mod.make_embedder("openai")
+            store.refresh()
+            hits = search_mod.search(store, "Tokyo")
+            self.assertEqual([h.path for h in hits], ["trip.md"])
+            self.assertGreater(hits[0].semantic, 0.99)
+            # rrf: the order of reciprocal ranks (kyoto.md's weak lexical match to "Tokyo" ranks
+            # first in both lists), the scores of the weighted sum, best first
+            every = search_mod.search(store, "Tokyo", min_score=0)
+            rrf = search_mod.search(store, "Tokyo", min_score=0, params=store.params._replace(semantic_fusion="rrf"))
+            self.assertEqual([h.path for h in rrf], ["kyoto.md", "trip.md", "kitchen.md"])
+            self.assertEqual([h.score for h in rrf], [h.score for h in every])
+            capped = search_mod.search(store, "Tokyo", params=store.params._replace(semantic_scan_limit=2))
+            self.assertEqual(list(capped), [])  # over the limit: the lexical candidates only, and there are none
 
 
 class DefaultIsOffTest(TempMemory):
