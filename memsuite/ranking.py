@@ -3,7 +3,7 @@ import math
 from collections import Counter
 
 from .bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
-from .chinese import SURNAMES, ZH_FREE_CHARS, fold, pair_binds, function_spans, is_cjk
+from .chinese import SURNAMES, ZH_FREE_CHARS, fold, frame_spans, function_spans, is_cjk, pair_binds
 from .dates import date_matches, query_dates, relative_spans, spans_match
 from .params import DEFAULT_PARAMS
 from .passages import Hits, _passages
@@ -410,9 +410,28 @@ def _labels_query_word(text, folded_query):
     for m in _LABEL.finditer(text):
         label = fold(m.group(1)).strip()
         at = folded_query.find(label)
-        if len(label) >= 2 and at >= 0 and (not label.isascii() or _word_at(folded_query, at, len(label))):
+        if len(label) >= 2 and at >= 0 and (_name_ends_at(folded_query, at, label) if not label.isascii()
+                                             else _word_at(folded_query, at, len(label))):
             return True
     return False
+
+
+def _name_ends_at(text, at, label):
+    """Whether a Chinese label found in the query at `at` is not the start of
+    a longer name there: '- 李明：' labels 李明的电话 and 李明生日 (a function
+    or frame word follows), not 李明轩 (another person).  Only names (a
+    surname first), as in _discount_name_characters."""
+    end = at + len(label)
+    if label[0] not in SURNAMES or end >= len(text) or not is_cjk(text[end]) or text[end] in ZH_FREE_CHARS:
+        return True
+    start = end
+    while start > 0 and is_cjk(text[start - 1]):
+        start -= 1
+    stop = end
+    while stop < len(text) and is_cjk(text[stop]):
+        stop += 1
+    run = text[start:stop]
+    return function_spans(run)[end - start] or frame_spans(run)[end - start]
 
 
 def _word_at(text, at, size):

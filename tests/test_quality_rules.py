@@ -104,6 +104,17 @@ class LabelledLineTest(FolderCase):
         self.assertFalse(_labels_query_word("- Kafka: the queue", "kafkaesque"))
         self.assertFalse(_labels_query_word("- 李明轩：后端", "李明生日"))
 
+    def test_a_name_label_is_not_inside_a_longer_name_of_the_query(self):
+        from memsuite.ranking import _labels_query_word
+        self.assertFalse(_labels_query_word("- 李明：技术总监", "李明轩"))  # another person
+        self.assertFalse(_labels_query_word("- 李明：技术总监", "李明轩的电话"))
+        self.assertTrue(_labels_query_word("- 李明：技术总监", "李明的电话"))
+        self.assertTrue(_labels_query_word("- 李明：技术总监", "问李明"))
+        from memsuite.params import Params
+        with_label = {h.path: h.score for h in self.hits("李明轩")}
+        without = {h.path: h.score for h in self.hits("李明轩", params=Params(label_weight=0.0))}
+        self.assertAlmostEqual(with_label["MEMORY.md"], without["MEMORY.md"])
+
 
 class SmallFolderNameTest(TempMemory):
     """In a folder of three notes that all name 张伟明, PMI cannot tell that 伟明
