@@ -94,7 +94,9 @@ def print_explained(hits, explained, cut):
                                     + "  merged %.2f  rerank %+.2f" % (e["merged"], e["rerank"])
                                     + ("  recency x%.2f" % e["recency"] if "recency" in e else "")
                                     + ("  repeats a better hit x%.2f" % e["repeat"] if "repeat" in e else "")))
-        out.write("   matched: %s\n" % (terms or "(trigrams or prefixes only)"))
+        lexical = e["channels"]["keyword"] or e["channels"]["vector"]
+        out.write("   matched: %s\n" % (terms or ("(trigrams or prefixes only)" if lexical or not e["channels"].get("semantic")
+                                               else "(no query word: by meaning alone, the semantic channel)")))
         if e["missing"]:
             out.write("   not in it: %s\n" % " ".join(e["missing"]))
     for c in cut:

@@ -335,6 +335,12 @@ class CrossLanguageTest(TempMemory):
         self.assertLess(doc["results"][0]["score"], 0.4)  # no word of the query is in it: under the cut
         self.assertEqual(self.search("Tokyo", MEMORY_EMBED="off")["results"], [])  # unchanged without a provider
 
+    def test_explain_says_a_hit_was_found_by_meaning_alone(self):
+        code, out, err = run_script("search.sh", "--dir", self.dir, "Tokyo", "--explain", env=self.env())
+        self.assertEqual(code, 0, err)
+        self.assertIn("matched: (no query word: by meaning alone, the semantic channel)", out)
+        self.assertNotIn("trigrams or prefixes", out)
+
     def test_a_chinese_query_needs_a_model_that_reads_chinese(self):
         self.write("trip.md", "# Trip\nMeeting the client in Tokyo next month.\n")
         self.assertEqual(self.search("东京")["results"], [])  # semantic_weight_cjk is 0
