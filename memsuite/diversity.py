@@ -49,13 +49,30 @@ def _query_lines(order, candidates, terms):
     return out
 
 
-_WHEN = re.compile(r"\d{1,2}|\d{1,2}:\d{2}(:\d{2})?|\d{4}-\d{2}-\d{2}")  # 09, 09:30, 2026-01-05
+_WHEN = re.compile(r"\d{1,2}:\d{2}(:\d{2})?(-\d{1,2}:\d{2}(:\d{2})?)?|\d{4}-\d{2}-\d{2}|\d{1,2}(am|pm|st|nd|rd|th)")
+_UNITS = frozenset("年月日号点时分秒")  # 3月14日, 9点: a number before one is part of a date or time
+_MONTHS = frozenset("jan feb mar apr mai jun jul aug sep sept oct nov dec januari februari march april june "
+                    "juli august septemb octob novemb decemb".split())  # as the tokenizer stems them
 
 
 def _signature(terms):
     """A line's terms as a set, times and dates left out (copies of a line
-    differ there; other numbers, an order's or a price, count)."""
-    return {t for t in terms if not (t[0].isdigit() and _WHEN.fullmatch(t))}
+    differ there: 09:30 and its parts 09 and 30, 2026-01-05, 3pm, 3月14日,
+    Jan 5); other numbers count (a price, a count, an order number: a line
+    that changed only there states another fact)."""
+    terms = list(terms)
+    when = {t for t in terms if t[0].isdigit() and _WHEN.fullmatch(t)}
+    parts = {p for t in when for p in re.findall(r"\d+", t)}
+    out = set()
+    for i, t in enumerate(terms):
+        if t in when or t in parts:
+            continue
+        if t.isdigit() and len(t) <= 2 and ((i + 1 < len(terms) and terms[i + 1] in _UNITS)
+                                            or (i and terms[i - 1] in _MONTHS)
+                                            or (i + 1 < len(terms) and terms[i + 1] in _MONTHS)):
+            continue
+        out.add(t)
+    return out
 
 
 class _LineIndex:

@@ -29,11 +29,30 @@ class LineIndexTest(unittest.TestCase):
     def test_numbers_do_not_count_and_only_other_files_repeat(self):
         self.assertEqual(_signature(["09:30", "09", "30", "2026-01-05", "standup", "green"]), {"green", "standup"})
         self.assertEqual(_signature(["order", "4471"]), {"4471", "order"})  # an order number is not a time
+        self.assertEqual(_signature(["3", "月", "14", "日", "站会"]), {"月", "日", "站会"})  # 3月14日
+        self.assertEqual(_signature(["januari", "5", "3pm", "standup"]), {"januari", "standup"})
+        self.assertEqual(_signature(["budget", "30", "euro"]), {"30", "budget", "euro"})  # a price is no time
         index = _LineIndex(0.8)
         index.add(("green", "standup"), ("a.md", 3))
         self.assertFalse(index.repeats(("green", "standup"), ("a.md", 3)))  # the same line, in an overlapping chunk
         self.assertFalse(index.repeats(("green", "standup"), ("a.md", 9)))  # a list in one file
         self.assertTrue(index.repeats(("green", "standup"), ("b.md", 3)))
+
+
+class ChangedNumberTest(TempMemory):
+    """A line that changed only in a number (a budget of 30, later 45) states
+    another fact: it is no copy of the first."""
+    files = {"memory/2026-01-01.md": "# 2026-01-01\n\n- The team lunch budget is 30 euros per person per day.\n",
+             "memory/2026-02-01.md": "# 2026-02-01\n\n- The team lunch budget is 45 euros per person per day.\n",
+             "memory/2026-03-01.md": "# 2026-03-01\n\n- The team went hiking.\n"}
+
+    def test_the_changed_fact_keeps_its_score(self):
+        store = memory_store.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.sync()
+        on = {h.path: h.score for h in memory_search.search(store, "team lunch budget", params=ON)}
+        off = {h.path: h.score for h in memory_search.search(store, "team lunch budget", params=OFF)}
+        self.assertEqual(on, off)
 
 
 ROUTINE = "- %s standup: Atlas deploy pipeline %s; Anna reviews the Atlas release notes today.\n"
