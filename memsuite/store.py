@@ -300,7 +300,9 @@ class MemoryStore:
         with a warning: the keyword index is unaffected and a later call goes
         on where this one stopped.  Returns how many texts were embedded."""
         from .embedding_tables import EmbedError, EmbedTimeout, check_vector, embedding_text, pack_vector
-        embedder, done, batch = self.embedder, 0, self.EMBED_BATCH
+        embedder, done = self.embedder, 0
+        batch = getattr(self, "_embed_batch", self.EMBED_BATCH)  # a long-running process keeps what fitted
+        answered, resume = False, None  # whether the provider has answered a batch; the size after a probe
         model = embedder.key
         self.embed_error = None
         while limit is None or done < limit:
@@ -314,8 +316,11 @@ class MemoryStore:
                     raise EmbedError("%s returned %d vectors for %d texts"
                                      % (embedder.name, len(vectors), len(chunks)))
             except EmbedTimeout as exc:
-                if batch > 1:  # a slow local server (a CPU model): smaller batches fit the timeout
-                    batch //= 2
+                if batch > 1 and answered:  # a slow local server (a CPU model): smaller batches fit the timeout
+                    batch = self._embed_batch = batch // 2
+                    continue
+                if batch > 1:  # slow, or answering nothing at all? one text tells, before 6 more timeouts
+                    batch, resume = 1, batch // 2
                     continue
                 self.embed_error = str(exc)
                 self.warn("warning: embedding stopped (%s); the keyword search goes on without it" % exc)
@@ -326,6 +331,10 @@ class MemoryStore:
                 break
             self.embeddings.put(model, rows)
             done += len(rows)
+            answered = True
+            if resume:  # the provider answers: on with half the batch that timed out
+                batch, resume = resume, None
+                self._embed_batch = batch
             if progress:
                 progress(done)
         return done

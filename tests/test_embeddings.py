@@ -220,6 +220,34 @@ class HttpProviderTest(TempMemory):
         store.refresh()
         self.assertEqual(store.embeddings.counts(embedder.key), (152, 152))  # filled in later
 
+    def test_a_server_that_never_answers_costs_two_timeouts_not_seven(self):
+        for i in range(40):
+            self.write("notes/n%02d.md" % i, "# N\nnote %d about hugo\n" % i)
+        stub = StubService(self)
+        handler = stub.server.RequestHandlerClass
+        answer = handler.do_POST
+        posts = []
+
+        def hung(self):  # accepts the connection, answers after the client gave up, whatever the batch
+            posts.append(1)
+            time.sleep(0.6)
+            try:
+                answer(self)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        handler.do_POST = hung
+        with mock.patch.dict(os.environ, {"OLLAMA_HOST": stub.url}):
+            embedder, _ = search_mod.make_embedder("ollama")
+        warnings = []
+        store = ms.MemoryStore(self.dir, warn=warnings.append)
+        self.addCleanup(store.close)
+        store.embedder = embedder
+        with mock.patch.object(embeddings, "HTTP_TIMEOUT", (0.5, 0.3)):
+            store.refresh()
+        self.assertEqual(len(posts), 2)  # 64 texts, then 1 to tell slow from hung: not 64, 32, ... 1
+        self.assertEqual(len(warnings), 1, warnings)
+        self.assertIn("timed out", warnings[0])
+
     def test_a_slow_server_gets_smaller_batches(self):
         for i in range(40):
             self.write("notes/n%02d.md" % i, "# N\nnote %d about hugo\n" % i)
