@@ -42,7 +42,7 @@ class StubService:
                     self.send_response(500)
                     self.end_headers()
                     return
-                vectors = [[float((i + len(t)) % 7) + 1.0 for i in range(dim)] for t in body["input"]]
+                vectors = stub.vectors(body["input"], dim)
                 if bad == "dim":
                     vectors = [v[:-1] for v in vectors]
                 elif bad == "nan":
@@ -64,6 +64,9 @@ class StubService:
         thread.start()
         test.addCleanup(self.server.server_close)
         test.addCleanup(self.server.shutdown)
+
+    def vectors(self, texts, dim):
+        return [[float((i + len(t)) % 7) + 1.0 for i in range(dim)] for t in texts]
 
 
 def closed_port():
@@ -220,22 +223,21 @@ class HttpProviderTest(TempMemory):
         store.refresh()
         self.assertEqual(store.embeddings.counts(embedder.key), (152, 152))  # filled in later
 
-    def test_a_server_that_never_answers_costs_two_timeouts_not_seven(self):
+    def _refresh_against(self, serve):
+        """Refresh a folder of 40 notes against a stub whose POST handler is
+        serve(handler, answer); the store and the warnings it gave."""
         for i in range(40):
             self.write("notes/n%02d.md" % i, "# N\nnote %d about hugo\n" % i)
         stub = StubService(self)
         handler = stub.server.RequestHandlerClass
         answer = handler.do_POST
-        posts = []
 
-        def hung(self):  # accepts the connection, answers after the client gave up, whatever the batch
-            posts.append(1)
-            time.sleep(0.6)
+        def post(self):
             try:
-                answer(self)
-            except (BrokenPipeError, ConnectionResetError):
+                serve(self, answer)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up, as it should
                 pass
-        handler.do_POST = hung
+        handler.do_POST = post
         with mock.patch.dict(os.environ, {"OLLAMA_HOST": stub.url}):
             embedder, _ = search_mod.make_embedder("ollama")
         warnings = []
@@ -244,36 +246,29 @@ class HttpProviderTest(TempMemory):
         store.embedder = embedder
         with mock.patch.object(embeddings, "HTTP_TIMEOUT", (0.5, 0.3)):
             store.refresh()
+        return store, warnings
+
+    def test_a_server_that_never_answers_costs_two_timeouts_not_seven(self):
+        posts = []
+
+        def hung(handler, answer):  # accepts the connection, answers after the client gave up
+            posts.append(1)
+            time.sleep(0.6)
+            answer(handler)
+        _, warnings = self._refresh_against(hung)
         self.assertEqual(len(posts), 2)  # 64 texts, then 1 to tell slow from hung: not 64, 32, ... 1
         self.assertEqual(len(warnings), 1, warnings)
         self.assertIn("timed out", warnings[0])
 
     def test_a_slow_server_gets_smaller_batches(self):
-        for i in range(40):
-            self.write("notes/n%02d.md" % i, "# N\nnote %d about hugo\n" % i)
-        stub = StubService(self)
-        handler = stub.server.RequestHandlerClass
-        answer = handler.do_POST
-
-        def slow_over_8(self):  # as a CPU model: over 8 texts a batch takes longer than the timeout
-            size = int(self.headers["Content-Length"])
-            body = self.rfile.peek(size) if hasattr(self.rfile, "peek") else b""
+        def slow_over_8(handler, answer):  # as a CPU model: over 8 texts a batch takes longer than the timeout
+            size = int(handler.headers["Content-Length"])
+            body = handler.rfile.peek(size) if hasattr(handler.rfile, "peek") else b""
             if body.count(b"note ") > 8:
                 time.sleep(0.6)
-            try:
-                answer(self)
-            except (BrokenPipeError, ConnectionResetError):  # the client gave up, as it should
-                pass
-        handler.do_POST = slow_over_8
-        with mock.patch.dict(os.environ, {"OLLAMA_HOST": stub.url}):
-            embedder, _ = search_mod.make_embedder("ollama")
-        warnings = []
-        store = ms.MemoryStore(self.dir, warn=warnings.append)
-        self.addCleanup(store.close)
-        store.embedder = embedder
-        with mock.patch.object(embeddings, "HTTP_TIMEOUT", (0.5, 0.3)):
-            store.refresh()
-        self.assertEqual(store.embeddings.counts(embedder.key), (42, 42), warnings)
+            answer(handler)
+        store, warnings = self._refresh_against(slow_over_8)
+        self.assertEqual(store.embeddings.counts(store.embedder.key), (42, 42), warnings)
         self.assertEqual(warnings, [])
 
     def test_bad_vectors_are_refused(self):
@@ -292,7 +287,7 @@ class HttpProviderTest(TempMemory):
             store.close()
 
 
-class ConceptService:
+class ConceptService(StubService):
     """An OpenAI-compatible embedding service on 127.0.0.1 that knows a few
     concepts in two languages: Tokyo and 东京 get the same vector, as a
     multilingual model gives them nearly the same one."""
@@ -300,33 +295,18 @@ class ConceptService:
     CONCEPTS = (("tokyo", "东京"), ("kyoto", "京都"), ("bread", "面包"))
 
     def __init__(self, test):
-        self.requests, stub, concepts = [], self, self.CONCEPTS
+        super().__init__(test, mode="openai")
+        self.url += "/v1"
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])).decode("utf-8"))
-                stub.requests.append(body["input"])
-                data = []
-                for i, text in enumerate(body["input"]):
-                    vec = [0.01] * (len(concepts) + 1)
-                    for d, words in enumerate(concepts):
-                        if any(w in text.lower() for w in words):
-                            vec[d] = 1.0
-                    data.append({"index": i, "embedding": vec})
-                answer = json.dumps({"data": data}).encode("utf-8")
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
-
-            def log_message(self, *args):
-                pass
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d/v1" % self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        test.addCleanup(self.server.server_close)
-        test.addCleanup(self.server.shutdown)
+    def vectors(self, texts, dim):
+        out = []
+        for text in texts:
+            vec = [0.01] * (len(self.CONCEPTS) + 1)
+            for d, words in enumerate(self.CONCEPTS):
+                if any(w in text.lower() for w in words):
+                    vec[d] = 1.0
+            out.append(vec)
+        return out
 
 
 class CrossLanguageTest(TempMemory):
