@@ -99,14 +99,7 @@ def recent_part(root, budget, skip=()):
             continue
         lines = _lines(root, rel)
         shown = [i for i, l in enumerate(lines) if _visible(l)]
-        room = min(budget - used, max(budget // 2, 120))
-        picked, cost = [], 0
-        for i in reversed(shown):  # the day's latest notes are at its end
-            c = _tokens(lines[i]) + 1
-            if cost + c > room:
-                break
-            picked.insert(0, i)
-            cost += c
+        picked = _last_lines(lines, shown, min(budget - used, max(budget // 2, 120)))  # the day's latest
         if not picked:
             continue
         above = next((i for i in range(picked[0] - 1, -1, -1) if is_heading(lines[i])), None)
@@ -125,16 +118,22 @@ def checkpoint_part(root, rel, budget):
     """This session's captured block (its last lines first when long)."""
     lines = _lines(root, rel) if rel else []
     shown = [i for i, l in enumerate(lines) if _visible(l) and not l.startswith("# ")]
-    picked, cost = [], 0
-    for i in reversed(shown):
-        c = _tokens(lines[i]) + 1
-        if cost + c > budget:
-            break
-        picked.insert(0, i)
-        cost += c
+    picked = _last_lines(lines, shown, budget)
     if not picked:
         return "", []
     return _block(rel, picked, lines), _ranges(rel, picked)
+
+
+def _last_lines(lines, shown, room):
+    """The last of the shown line numbers that fit in room tokens, in order."""
+    picked, cost = [], 0
+    for i in reversed(shown):
+        c = _tokens(lines[i]) + 1
+        if cost + c > room:
+            break
+        picked.insert(0, i)
+        cost += c
+    return picked
 
 
 def build(root, budget=1500, checkpoint=None, wrap=None):
