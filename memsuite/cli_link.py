@@ -7,8 +7,8 @@ from .entities import KINDS
 from .graph import entity_json, entity_report, related_report, synced_graph
 from .graph_export import graph_dot, graph_json, graph_mermaid
 from .jsonout import print_json, to_json
-from .options import COMMON_OPTS, Opt, to_choice, to_folder, to_positive_int
-from .records import StoreError, UsageError
+from .options import COMMON_OPTS, FORCE_OPT, Opt, to_choice, to_folder, to_positive_int
+from .records import UsageError
 
 
 # CLI: link.sh
@@ -141,12 +141,14 @@ def cmd_graph(args):
     if not args.output:
         sys.stdout.write(text)
         return 0
-    try:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as exc:
-        raise StoreError("cannot write %s: %s" % (args.output, exc.strerror or exc))
+    from .output_file import write_output
+    write_output(args.output, text, store.root, args.force, is_graph_export)
     return 0
+
+
+def is_graph_export(head):
+    """An earlier graph of ours, in any format, which -o may replace without --force."""
+    return head.split("\n", 1)[0] in ("graph LR", "graph memory {") or head.startswith('{"nodes":')
 
 
 def cmd_help(args):
@@ -195,8 +197,9 @@ COMMANDS = {
         Opt(("--format",), "format", "FMT", to_choice("dot", "mermaid", "json", "html"),
             "dot (Graphviz), mermaid (default), json, or html (one self-contained page: "
             "every entity up to --top 2000, a timeline, citations)"),
-        Opt(("--output", "-o"), "output", "FILE", to_folder, "write to FILE instead of standard output")],
-        "link.sh graph [--entity NAME] [--depth N] [--top N] [--format dot|mermaid|json|html] [-o FILE]",
+        Opt(("--output", "-o"), "output", "FILE", to_folder, "write to FILE instead of standard output"),
+        FORCE_OPT],
+        "link.sh graph [--entity NAME] [--depth N] [--top N] [--format dot|mermaid|json|html] [-o FILE [--force]]",
         "Draw the entity graph.", cmd_graph, False),
 }
 

@@ -6,7 +6,7 @@ from .cli import Command, embedding_store, run_cli, use_colour
 from .commands import empty_note, recent_params, run_search, search_result
 from .index_records import Filters, glob_matches
 from .jsonout import print_json
-from .options import (COMMON_OPTS, EMBED_CHOICES, Opt, to_choice, to_count, to_date, to_days, to_folder,
+from .options import (COMMON_OPTS, EMBED_CHOICES, FORCE_OPT, Opt, to_choice, to_count, to_date, to_days, to_folder,
                       to_positive_int, to_seconds, to_unit_score)
 from .params import DEFAULT_HALF_LIFE
 from .ranking import MODES
@@ -225,8 +225,9 @@ COMMANDS = {
     "report": Command(COMMON_OPTS + [
         Opt(("--html",), "html", None, None, "the page as HTML (the one format so far)"),
         Opt(("--output", "-o"), "output", "FILE", to_folder, "write to FILE instead of standard output"),
+        FORCE_OPT,
         Opt(("--top",), "top", "N", to_positive_int, "entities on the page (default 2000)")],
-        "search.sh report --html [-o FILE] [--top N]",
+        "search.sh report --html [-o FILE [--force]] [--top N]",
         "One self-contained HTML page of what the memory holds: the entity graph, a timeline, "
         "citations with their lines (the same page as link.sh graph --format html).", "page:cmd_report", False),
     "reindex": Command(REINDEX_OPTS, "reindex.sh [--check] [--json] [--dir DIR] [--backend NAME]",

@@ -90,6 +90,9 @@ def to_folder(value):
     return value
 
 
+FORCE_OPT = Opt(("--force",), "force", None, None,
+                "with -o: replace FILE even if it is a note or a file this command did not write")
+
 EMBED_CHOICES = ("off", "auto", "sentence-transformers", "ollama", "openai", "test-hash")
 
 COMMON_OPTS = [

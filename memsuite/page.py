@@ -23,7 +23,7 @@ from . import layout
 from .citations import cite
 from .jsonout import print_json
 from .markdown import content_lines
-from .records import StoreError, UsageError
+from .records import UsageError
 
 __all__ = ["collect", "render", "cmd_page", "MAX_LINKS", "MAX_ENTITIES"]
 
@@ -307,6 +307,14 @@ def cmd_report(args):
     return cmd_page(args)
 
 
+GENERATOR_TAG = '<meta name="generator" content="memory-suite">'
+
+
+def is_page(head):
+    """An earlier page of ours, which -o may replace without --force."""
+    return GENERATOR_TAG in head
+
+
 def cmd_page(args):
     """Write the page for link.sh graph --format html and search.sh report --html:
     to -o FILE, else to standard output when that is not a terminal."""
@@ -319,8 +327,6 @@ def cmd_page(args):
         raise UsageError("the page is HTML: give -o FILE (e.g. -o memory.html), or redirect it")
     if args.json and not output:
         raise UsageError("--json with the page needs -o FILE (the JSON then says what was written)")
-    if output and os.path.isdir(output):
-        raise UsageError("-o %s is a folder; give a file name such as memory.html" % output)
     store, graph = open_graph(args)
     try:
         keys = None
@@ -338,18 +344,8 @@ def cmd_page(args):
         sys.stdout.write(page)
         sys.stdout.flush()
         return 0
-    path = os.path.abspath(os.path.expanduser(output))
-    tmp = path + ".tmp%d" % os.getpid()
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(page)
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise StoreError("cannot write %s: %s" % (output, exc.strerror or exc))
+    from .output_file import write_output
+    path = write_output(output, page, store.root, args.get("force"), is_page)
     size = len(page.encode("utf-8"))
     if args.json:
         print_json({"output": path, "bytes": size, "entities": len(data["nodes"]),

@@ -34,7 +34,7 @@ class ModuleGraphTest(unittest.TestCase):
     layer or lower ones, never a higher one, lazy imports included; search and
     links are siblings that never import each other."""
     LAYERS = [
-        ("base", "records patterns jsonout options fileio sorted_lines compiled"),
+        ("base", "records patterns jsonout options fileio output_file sorted_lines compiled"),
         ("text", "chinese stemmer tokenizer bm25 params markdown citations"),
         ("files", "sources transcripts chunker notes"),
         ("index", "index_records prepare sqlite_index sqlite_writer json_index json_writer "
