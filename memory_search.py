@@ -4,7 +4,7 @@
     >>> store = memory_store.MemoryStore("~/notes")           # doctest: +SKIP
     >>> hits = memory_search.search(store, "博客RSS配置", sync=True)  # doctest: +SKIP
 
-A search analyses the query (memsuite/query.py, synonyms.py), asks the index
+A search analyses the query (memsuite/search/query.py, synonyms.py), asks the index
 for candidates and scores them on two channels, BM25 and a TF-IDF cosine
 (ranking.py), joins chunks into whole passages (passages.py) and picks the
 best lines (snippets.py).  The CLI (`search.sh`, `reindex.sh`), the MCP
@@ -21,27 +21,27 @@ __all__ = [
     "McpServer", "main",
 ]
 
-# Where each public name lives (memsuite/<module>.py).
+# Where each public name lives (memsuite/<layer>/<module>.py).
 _HOMES = {
-    "search": "ranking",
-    "analyse_query": "query",
-    "Hit": "passages",
-    "make_snippet": "snippets",
-    "highlight": "snippets",
-    "timeline": "recall",
-    "context_pack": "recall",
-    "pack": "recall",
-    "estimate_tokens": "recall",
-    "hit_json": "results",
-    "compact_json": "results",
-    "read_cited": "results",
-    "make_embedder": "embeddings",
-    "watch": "watch",
-    "McpServer": "mcp",
+    "search": "search.ranking",
+    "analyse_query": "search.query",
+    "Hit": "search.passages",
+    "make_snippet": "search.snippets",
+    "highlight": "search.snippets",
+    "timeline": "search.recall",
+    "context_pack": "search.recall",
+    "pack": "search.recall",
+    "estimate_tokens": "search.recall",
+    "hit_json": "search.results",
+    "compact_json": "search.results",
+    "read_cited": "search.results",
+    "make_embedder": "search.embeddings",
+    "watch": "doors.watch",
+    "McpServer": "doors.mcp",
 }
 # Other names (for tests and tools) are looked up in these modules, in order.
-_MODULES = ("ranking", "query", "synonyms", "dates", "passages", "snippets", "recall", "results",
-            "embeddings", "watch", "mcp", "cli_search", "cli_recall", "cli_admin")
+_MODULES = ("search.ranking", "search.query", "search.synonyms", "search.dates", "search.passages", "search.snippets", "search.recall", "search.results",
+            "search.embeddings", "doors.watch", "doors.mcp", "doors.cli_search", "doors.cli_recall", "doors.cli_admin")
 
 
 __getattr__ = front_door(globals(), _HOMES, _MODULES)
@@ -49,7 +49,7 @@ __getattr__ = front_door(globals(), _HOMES, _MODULES)
 
 def main(argv=None):
     """The command line (search.sh, reindex.sh): exit code 0, 1 (runtime error) or 2 (usage)."""
-    from memsuite.cli_search import main as run
+    from memsuite.doors.cli_search import main as run
     return run(argv)
 
 

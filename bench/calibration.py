@@ -131,7 +131,7 @@ def main(argv=None):
     ap.add_argument("--embed", help="an embedding provider (sentence-transformers, openai, ...)")
     ap.add_argument("--param", action="append", default=[], help="NAME=VALUE: a Params field")
     args = ap.parse_args(argv)
-    from memsuite.params import DEFAULT_PARAMS
+    from memsuite.text.params import DEFAULT_PARAMS
     changes = {}
     for item in args.param:
         field, _, value = item.partition("=")

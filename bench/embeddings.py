@@ -66,7 +66,7 @@ SMALL_MB = 5
 BIG_MB = 50        # ~100,000 chunks
 # A cold process on the pure-Python path: what search.sh runs, with _nearest
 # answering None (as when neither numpy nor sqlite-vec is importable).
-FORCE_PURE = ("import sys; sys.path[0] = sys.argv.pop(1); import memory_search as m, memsuite.embeddings as e; "
+FORCE_PURE = ("import sys; sys.path[0] = sys.argv.pop(1); import memory_search as m, memsuite.search.embeddings as e; "
               "e._nearest = lambda store, model, q, k, limit=None: e._nearest_scan(store, model, q, k, limit); "
               "sys.exit(m.main(sys.argv[1:]))")
 
@@ -206,7 +206,7 @@ class Remembering:
 
 def fusion_section(data, sets, embedder):
     """One table per data set: each of FUSIONS, the tuning half beside the held-out half."""
-    from memsuite.params import DEFAULT_PARAMS
+    from memsuite.text.params import DEFAULT_PARAMS
     remembering = Remembering(embedder)
     for name in sets:
         started, rows = time.time(), []
@@ -612,7 +612,7 @@ def query_section(title, folder, embedder, queries, vec_py):
 
 QUERY_NOTES = """Cold: median of %d new processes (one per query), with the model load, the sync check
 and the whole query; numpy's is `search.sh --embed sentence-transformers QUERY --json`, pure Python's
-the same command line with `memsuite.embeddings._nearest` calling the pure-Python scan (python -S -c,
+the same command line with `memsuite.search.embeddings._nearest` calling the pure-Python scan (python -S -c,
 as the wrapper runs). Warm: in one process with the model loaded, median of %d English LoCoMo questions after a
 first one (shown apart: numpy reads every vector into a matrix then). Semantic channel = query
 embedding + the rest (nearest neighbours, reading their chunks). Pure Python scans every stored

@@ -59,7 +59,7 @@ def with_db(dsn, db):
 
 def admin_connect(dsn):
     os.environ["MEMORY_PG_DSN"] = dsn
-    from memsuite import postgres
+    from memsuite.index.postgres import backend as postgres
     driver = postgres.load_driver()
     _, kw, _ = postgres.dsn_settings()
     if driver.name.startswith("psycopg"):

@@ -18,7 +18,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from memsuite.chinese import fold  # noqa: E402
+from memsuite.text.chinese import fold  # noqa: E402
 
 MIN_FREQ = 10
 LONGER_FREQ = 50

@@ -29,64 +29,79 @@ def imports_of(module_file):
     return found
 
 
+PACKAGE = os.path.join(ROOT, "memsuite")
+# The layers are the package's folders, lowest first; search and links share a
+# rank and never import each other (docs/architecture.md has the map).
+LAYERS = ["base", "text", "files", "index", "store", "search links", "app", "doors"]
+
+
+def package_modules():
+    """{dotted name under memsuite: file path} of every module, __init__ files left out."""
+    found = {}
+    for folder, _, files in os.walk(PACKAGE):
+        for f in files:
+            if f.endswith(".py") and f != "__init__.py":
+                rel = os.path.relpath(os.path.join(folder, f[:-3]), PACKAGE)
+                found[rel.replace(os.sep, ".")] = os.path.join(folder, f)
+    return found
+
+
+def module_imports(name, path, modules, top_level_only=False):
+    """The package modules that module `name` imports, lazy imports included
+    unless top_level_only ("from . import x" counts x when x is a module)."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    package = name.split(".")[:-1]
+    found = set()
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - node.level + 1]
+            elif (node.module or "").startswith("memsuite"):
+                base = []
+            else:
+                continue
+            target = ".".join(base + ([m for m in (node.module or "").split(".") if m]
+                                      if node.level else (node.module or "").split(".")[1:]))
+            for a in node.names:
+                sub = (target + "." + a.name).strip(".")
+                found.add(sub if sub in modules else target)
+        elif isinstance(node, ast.Import):
+            found.update(a.name[len("memsuite."):] for a in node.names if a.name.startswith("memsuite."))
+    return {m for m in found if m in modules and m != name}
+
+
 class ModuleGraphTest(unittest.TestCase):
-    """The package's layers (README, "How it works"): a module imports its own
-    layer or lower ones, never a higher one, lazy imports included; search and
-    links are siblings that never import each other."""
-    LAYERS = [
-        ("base", "records patterns jsonout options fileio output_file sorted_lines compiled"),
-        ("text", "chinese stemmer tokenizer bm25 params markdown citations"),
-        ("files", "sources transcripts chunker notes"),
-        ("index", "index_records prepare sqlite_index sqlite_writer json_index json_writer "
-                  "postgres postgres_connect postgres_writer postgres_tables "
-                  "link_tables embedding_tables"),
-        ("store", "store"),
-        ("search", "query synonyms dates ranking passages snippets recall results embeddings explain recency diversity"),
-        ("links", "entities graph graph_export layout"),
-        ("commands", "cli commands cli_search cli_recall cli_admin cli_link mcp watch page hooks brief capture"),
-    ]
+    """The package's layers are its folders: a module imports its own layer or
+    lower ones, never a higher one, lazy imports included; search and links
+    are siblings that never import each other."""
 
-    def layer_of(self):
-        return {m: (i if name != "links" else i - 1, name)  # links sit beside search
-                for i, (name, mods) in enumerate(self.LAYERS) for m in mods.split()}
+    def rank_of(self, module):
+        top = module.split(".")[0]
+        ranks = [i for i, names in enumerate(LAYERS) if top in names.split()]
+        self.assertEqual(len(ranks), 1, "%s sits in no layer folder (%s)" % (module, ", ".join(LAYERS)))
+        return ranks[0]
 
-    def package_imports(self, module):
-        with open(os.path.join(ROOT, "memsuite", module + ".py"), encoding="utf-8") as f:
-            tree = ast.parse(f.read())
-        found = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-                found.add(node.module)
-            elif isinstance(node, ast.ImportFrom) and (node.module == "memsuite" or node.level == 1):
-                found.update(a.name for a in node.names)
-            elif isinstance(node, ast.Import):
-                found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("memsuite."))
-        return found
-
-    def test_every_module_has_a_layer(self):
-        files = {f[:-3] for f in os.listdir(os.path.join(ROOT, "memsuite"))
-                 if f.endswith(".py") and f != "__init__.py"}
-        self.assertEqual(files - set(self.layer_of()), set())
+    def test_every_module_sits_in_a_layer_folder(self):
+        for module in package_modules():
+            self.assertIn(".", module, "%s sits at the top of memsuite/, not in a layer" % module)
+            self.rank_of(module)
 
     def test_lower_layers_never_import_upper_ones(self):
-        layer = self.layer_of()
+        modules = package_modules()
         wrong = []
-        for module, (rank, name) in layer.items():
-            for other in self.package_imports(module):
-                other_rank, other_name = layer[other]
-                if other_rank > rank or {name, other_name} == {"search", "links"}:
-                    wrong.append("%s (%s) imports %s (%s)" % (module, name, other, other_name))
+        for module, path in modules.items():
+            for other in module_imports(module, path, modules):
+                a, b = module.split(".")[0], other.split(".")[0]
+                if self.rank_of(other) > self.rank_of(module) or {a, b} == {"search", "links"}:
+                    wrong.append("%s imports %s" % (module, other))
         self.assertEqual(wrong, [])
 
     def test_no_import_cycle_at_load_time(self):
-        """Module-level imports form no cycle (lazy ones inside functions may
-        point sideways, as long as the layers allow it)."""
-        def top_level(module):
-            with open(os.path.join(ROOT, "memsuite", module + ".py"), encoding="utf-8") as f:
-                tree = ast.parse(f.read())
-            return {n.module or a.name for n in tree.body if isinstance(n, ast.ImportFrom) and n.level == 1
-                    for a in n.names}
-        graph = {m: top_level(m) for m in self.layer_of()}
+        """Module-level imports form no cycle."""
+        modules = package_modules()
+        graph = {m: module_imports(m, p, modules, top_level_only=True) for m, p in modules.items()}
         state = {}
 
         def visit(m, path):
@@ -122,20 +137,20 @@ class QueryPathTest(TempMemory):
     what it needs): run one no-change search in a fresh interpreter, as
     search.sh does, and pin the set of the suite's modules it imported."""
     QUERY_MODULES = {
-        "memory_search", "memsuite", "memsuite.records", "memsuite.patterns", "memsuite.jsonout",
-        "memsuite.options", "memsuite.sorted_lines", "memsuite.compiled", "memsuite.chinese",
-        "memsuite.stemmer", "memsuite.tokenizer", "memsuite.bm25", "memsuite.params", "memsuite.markdown",
-        "memsuite.citations", "memsuite.sources", "memsuite.index_records", "memsuite.sqlite_index",
-        "memsuite.store", "memsuite.query", "memsuite.synonyms", "memsuite.dates", "memsuite.ranking",
-        "memsuite.passages", "memsuite.snippets", "memsuite.recall", "memsuite.results", "memsuite.cli",
-        "memsuite.cli_search", "memsuite.commands",
-        "memsuite.diversity",  # near-duplicate suppression is on by default (README, Benchmark)
+        "memory_search", "memsuite", "memsuite.base.records", "memsuite.base.patterns", "memsuite.base.jsonout",
+        "memsuite.base.options", "memsuite.base.sorted_lines", "memsuite.base.compiled", "memsuite.text.chinese",
+        "memsuite.text.stemmer", "memsuite.text.tokenizer", "memsuite.text.bm25", "memsuite.text.params", "memsuite.text.markdown",
+        "memsuite.text.citations", "memsuite.files.sources", "memsuite.index.records", "memsuite.index.sqlite.index",
+        "memsuite.store.memory_store", "memsuite.search.query", "memsuite.search.synonyms", "memsuite.search.dates", "memsuite.search.ranking",
+        "memsuite.search.passages", "memsuite.search.snippets", "memsuite.search.recall", "memsuite.search.results", "memsuite.doors.cli",
+        "memsuite.doors.cli_search", "memsuite.app.commands",
+        "memsuite.search.diversity",  # near-duplicate suppression is on by default (README, Benchmark)
     }
-    NEVER = {"json", "argparse", "memsuite.prepare", "memsuite.chunker", "memsuite.sqlite_writer",
-             "memsuite.json_index", "memsuite.json_writer", "memsuite.link_tables", "memsuite.entities",
-             "memsuite.graph", "memsuite.mcp", "memsuite.embeddings", "memsuite.embedding_tables",
-             "memsuite.watch", "memsuite.notes", "memsuite.transcripts", "memsuite.page", "memsuite.layout", "memsuite.hooks",
-             "memsuite.recency",  # only for --recent
+    NEVER = {"json", "argparse", "memsuite.index.prepare", "memsuite.files.chunker", "memsuite.index.sqlite.writer",
+             "memsuite.index.json.index", "memsuite.index.json.writer", "memsuite.index.link_tables", "memsuite.links.entities",
+             "memsuite.links.graph", "memsuite.doors.mcp", "memsuite.search.embeddings", "memsuite.index.embedding_tables",
+             "memsuite.doors.watch", "memsuite.files.notes", "memsuite.files.transcripts", "memsuite.app.page", "memsuite.links.layout", "memsuite.doors.hooks",
+             "memsuite.search.recency",  # only for --recent
              "memory_store", "memory_linker"}
 
     def imported_by(self, argv):
@@ -154,7 +169,8 @@ class QueryPathTest(TempMemory):
         argv = ["--dir", self.dir, "博客RSS配置", "--json"]
         self.imported_by(argv)  # builds the index
         modules = self.imported_by(argv)
-        ours = {m for m in modules if m.startswith(("memsuite", "memory_"))}
+        packages = {"memsuite." + m.rsplit(".", 1)[0] for m in package_modules()}  # __init__ files
+        ours = {m for m in modules if m.startswith(("memsuite", "memory_"))} - packages
         self.assertEqual(ours, self.QUERY_MODULES)
         self.assertEqual(modules & self.NEVER, set())
 
@@ -163,7 +179,7 @@ class CompiledTablesTest(unittest.TestCase):
     def test_two_copies_of_a_source_keep_their_own_tables(self):
         import tempfile
         import shutil
-        from memsuite import compiled
+        from memsuite.base import compiled
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp, True)
         a, b = os.path.join(tmp, "a.txt"), os.path.join(tmp, "b.txt")

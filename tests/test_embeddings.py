@@ -13,7 +13,7 @@ from unittest import mock
 from helpers import TempMemory, clean_env, run_script
 import memory_search as search_mod
 import memory_store as ms
-from memsuite import embeddings
+from memsuite.search import embeddings
 
 
 class Counting(search_mod.HashEmbedder):
@@ -123,7 +123,7 @@ class HashProviderTest(TempMemory):
         self.assertEqual(with_vectors, [(h.id, h.score) for h in search_mod.search(store, "博客RSS配置")])
 
     def test_which_queries_the_channel_weighs(self):
-        from memsuite.ranking import semantic_share
+        from memsuite.search.ranking import semantic_share
         params = ms.Params()
         english, multilingual = mock.Mock(embedder=Counting()), mock.Mock(embedder=Counting())
         multilingual.embedder.multilingual = True

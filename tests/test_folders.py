@@ -118,7 +118,7 @@ class FreshOpenClawWorkspaceTest(TempMemory):
         self.assertEqual(sorted(store.known_files()), ["MEMORY.md", "notes/b.md", "notes/old/c.md"])
 
     def test_no_memory_folder_is_said_and_the_suite_folder_never_written(self):
-        from memsuite.sources import enclosing_workspace
+        from memsuite.files.sources import enclosing_workspace
         if enclosing_workspace(ROOT):  # the suite sits in a workspace on this machine: not the case to test
             self.skipTest("the suite's folder is inside a memory workspace here")
         code, out, err = run_script("search.sh", "add", "a note", "--json", env=clean_env(), cwd=self.dir)
@@ -371,7 +371,7 @@ class AddLockTest(TempMemory):
 
     def test_on_windows_a_search_holding_the_note_open_only_delays_a_middle_insert(self):
         from unittest import mock
-        from memsuite import fileio
+        from memsuite.base import fileio
         path = self.write("MEMORY.md", "## People\n- Alice\n\n## Work\n- Shop\n")
         real, refused = os.replace, []
 
@@ -407,7 +407,7 @@ class ReviewFixesTest(TempMemory):
         self.assertFalse(os.path.exists(bad))
 
     def test_a_file_unreadable_once_is_read_again(self):
-        from memsuite import prepare
+        from memsuite.index import prepare
         self.write("MEMORY.md", "# Memory\n\nThe kyotoonce note.\n")
         store = ms.MemoryStore(self.dir)
         self.addCleanup(store.close)

@@ -441,7 +441,7 @@ class FailOpenTest(HookCase):
 
 class RedactTest(unittest.TestCase):
     def test_patterns(self):
-        from memsuite.capture import redact
+        from memsuite.app.capture import redact
         for text in ("key sk-proj-abcdefghijklmnopqrstuvwx1234", "token=ghp_abcdefghijklmnopqrstuvwxyz012345",
                      "Authorization: Basic dXNlcjpwYXNz", "https://bob:pa55w0rd@example.com/x",
                      "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----",
@@ -455,7 +455,7 @@ class RedactTest(unittest.TestCase):
                     self.assertNotIn(secret, out, text)
 
     def test_ordinary_words_stay(self):
-        from memsuite.capture import redact
+        from memsuite.app.capture import redact
         for text in ("the token budget is 500", "passwords should be rotated", "a secret recipe for 饺子",
                      "Authorization is handled by the gateway"):
             self.assertEqual(redact(text), text)

@@ -11,7 +11,7 @@ import unittest
 from helpers import TempMemory
 import memory_search
 import memory_store as ms
-from memsuite import prepare
+from memsuite.index import prepare
 
 STRESS = bool(os.environ.get("MEMORY_STRESS"))
 

@@ -118,7 +118,7 @@ class PageContentTest(PageFolder):
         names = re.findall(r'<text data-i="\d+"[^>]*>([^<]*)</text>', text)
         import html as html_mod
         self.assertEqual([html_mod.unescape(n) for n in names], [e.name for e in entities])
-        from memsuite import page
+        from memsuite.app import page
         data = page.collect(store, graph)
         segments = sum(p.count("M") for p in re.findall(r'<path class="w\d" d="([^"]*)"', text))
         self.assertEqual(segments, len(data["links"]))
@@ -130,7 +130,7 @@ class PageContentTest(PageFolder):
 
     def test_citations_carry_their_lines(self):
         store, graph = self.graph()
-        from memsuite import page
+        from memsuite.app import page
         data = page.collect(store, graph)
         node = next(nd for nd in data["nodes"] if nd["name"] == "OpenClaw")
         cites = [data["citations"][c] for c in node["cited"]]
@@ -150,7 +150,7 @@ class PageContentTest(PageFolder):
         self.assertEqual(node["last"], "2026-03-26")
 
     def test_big_folders_keep_the_page_small(self):
-        from memsuite import page
+        from memsuite.app import page
         store, graph = self.graph()
         saved = page.CITES_SHOWN, page.CITED_WITH_LINES, page.CITES_BUDGET
         self.addCleanup(setattr, page, "CITES_BUDGET", saved[2])
@@ -273,7 +273,7 @@ class PageErrorsTest(PageFolder):
                  "    memory_search.main(['--dir', %r, 'RSS'])\n"
                  "    memory_linker.main(['entity', 'OpenClaw', '--dir', %r])\n"
                  "    memory_linker.main(['graph', '--dir', %r])\n"
-                 "print(sorted(m for m in sys.modules if m in ('memsuite.page', 'memsuite.layout')))\n") % (
+                 "print(sorted(m for m in sys.modules if m in ('memsuite.app.page', 'memsuite.links.layout')))\n") % (
             ROOT, self.dir, self.dir, self.dir)
         out = subprocess.run([PYTHON, "-c", probe], capture_output=True, text=True, env=clean_env(), timeout=120)
         self.assertEqual(out.returncode, 0, out.stderr)
@@ -284,7 +284,7 @@ class PageCodeTest(unittest.TestCase):
 
     def test_python_38_and_standard_library_only(self):
         import ast
-        files = [os.path.join(ROOT, "memsuite", n) for n in ("__init__.py", "layout.py", "page.py")] + [
+        files = [os.path.join(ROOT, "memsuite", n) for n in ("__init__.py", "links/layout.py", "app/page.py")] + [
             os.path.join(ROOT, "tests", "browser.py"), os.path.join(ROOT, "bench", "page.py")]
         allowed = {"memory_store", "memory_linker", "memsuite", "browser", "helpers"}
         stdlib = getattr(sys, "stdlib_module_names", None)
@@ -317,7 +317,7 @@ class LayoutTest(unittest.TestCase):
         return n, sorted(edges)
 
     def test_same_graph_same_layout(self):
-        from memsuite import layout
+        from memsuite.links import layout
         n, edges = self.graph()
         self.assertEqual(layout.spring_layout(n, edges), layout.spring_layout(n, edges))
         n, edges = self.graph(600, 2400)  # the two-stage path for big graphs
@@ -326,7 +326,7 @@ class LayoutTest(unittest.TestCase):
     def test_linked_nodes_are_closer(self):
         import math
         import random
-        from memsuite import layout
+        from memsuite.links import layout
         n, edges = self.graph()
         pts = layout.spring_layout(n, edges)
         linked = sum(math.dist(pts[a], pts[b]) for a, b, _ in edges) / len(edges)
@@ -337,7 +337,7 @@ class LayoutTest(unittest.TestCase):
 
     def test_circles_do_not_overlap(self):
         import math
-        from memsuite import layout
+        from memsuite.links import layout
         n, edges = self.graph()
         pts = layout.fit(layout.spring_layout(n, edges), 1000, 700, 20)
         radii = [3 + 9 * (1.0 / (i + 1)) ** 0.5 for i in range(n)]
@@ -347,7 +347,7 @@ class LayoutTest(unittest.TestCase):
         self.assertGreater(worst, -0.5)
 
     def test_labels_never_overlap_at_their_level(self):
-        from memsuite import layout
+        from memsuite.links import layout
         n, edges = self.graph()
         pts = layout.fit(layout.spring_layout(n, edges), 1000, 700, 20)
         radii = [3.0] * n
@@ -365,7 +365,7 @@ class LayoutTest(unittest.TestCase):
                                      "labels overlap at level %d: %s %s" % (level, a, b))
 
     def test_text_width_counts_wide_characters(self):
-        from memsuite import layout
+        from memsuite.links import layout
         self.assertEqual(layout.text_width("陈静", 12), 24)
         self.assertLess(layout.text_width("chen", 12), layout.text_width("陈静陈静", 12))
 

@@ -1,4 +1,4 @@
-"""The PostgreSQL backend (memsuite/postgres.py): the same contract and the
+"""The PostgreSQL backend (memsuite/index/postgres/): the same contract and the
 same hits as SQLite, namespaces kept apart, one transaction per sync, and a
 server that fails or goes away.
 
@@ -65,7 +65,7 @@ def with_password(dsn):
 
 def admin():
     """A plain connection to the test server (for checks behind the backend's back)."""
-    from memsuite import postgres
+    from memsuite.index.postgres import backend as postgres
     os.environ["MEMORY_PG_DSN"] = DSN
     driver = postgres.load_driver()
     dsn, kw, _ = postgres.dsn_settings()
@@ -133,7 +133,7 @@ class NoDriverTest(unittest.TestCase):
     def test_other_backends_never_import_a_driver(self):
         code = ("import sys, memory_store, memory_search; s = memory_store.MemoryStore(sys.argv[1], backend='sqlite'); "
                 "memory_search.search(s, 'kyoto', sync=True); "
-                "print([m for m in ('psycopg', 'pg8000', 'memsuite.postgres') if m in sys.modules])")
+                "print([m for m in ('psycopg', 'pg8000', 'memsuite.index.postgres.backend') if m in sys.modules])")
         proc = subprocess.run([PYTHON, "-c", code, os.path.join(ROOT, "examples", "memory")], cwd=ROOT,
                               env=clean_env(MEMORY_INDEX_DIR=os.path.join(os.environ.get("TMPDIR", "/tmp"),
                                                                           "memtest-nodriver-%d" % os.getpid())),
@@ -150,7 +150,8 @@ class NoDriverTest(unittest.TestCase):
         self.assertIn("postgres", err)
 
     def test_namespaces_parse_and_bad_names_are_usage_errors(self):
-        from memsuite import postgres, postgres_connect
+        from memsuite.index.postgres import backend as postgres
+        from memsuite.index.postgres import connect as postgres_connect
         with mock.patch.dict(os.environ, {"MEMORY_NAMESPACE": ""}):
             own, reads = postgres.parse_namespaces(None, "/x/notes")
             self.assertTrue(own.startswith("notes-"))
@@ -163,7 +164,7 @@ class NoDriverTest(unittest.TestCase):
                     postgres_connect.check_namespace(bad)
 
     def test_dsn_forms_and_scrubbing(self):
-        from memsuite import postgres
+        from memsuite.index.postgres import backend as postgres
         with mock.patch.dict(os.environ, {"MEMORY_PG_DSN": "postgresql://ann:p%40ss@db.example:6543/team",
                                           "PGPASSWORD": ""}):
             dsn, kw, pw = postgres.dsn_settings()
@@ -465,7 +466,7 @@ class NamespacesTest(PostgresCase):
         holder = admin()
         self.addCleanup(holder.close)
         sql(holder, "BEGIN")
-        from memsuite.postgres import LOCK_SPACE
+        from memsuite.index.postgres.backend import LOCK_SPACE
         sql(holder, "SELECT pg_advisory_xact_lock(%s::int, hashtext(%s))", (LOCK_SPACE, na))  # a writer of na
         started = time.time()
         self.assertEqual(len(memory_search.search(sa, "kyoto")), 1)  # a reader of na
@@ -516,7 +517,7 @@ class ConcurrencyTest(PostgresCase):
         make_corpus(self.dir, files=80, lines=80, seed=9, marker="late")  # rewrites the 5, adds 75
         proc = subprocess.Popen([os.path.join(ROOT, "search.sh"), "--dir", self.dir, "sync"], env=pg_env(ns),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        from memsuite.postgres import LOCK_SPACE
+        from memsuite.index.postgres.backend import LOCK_SPACE
         deadline, wrote = time.time() + 60, False
         while time.time() < deadline and proc.poll() is None:
             # the sync holds the namespace's lock and has written rows in its transaction
@@ -547,7 +548,7 @@ class _CuttingProxy:
     sends a statement naming `trigger` (the server 'goes away' mid-query)."""
 
     def __init__(self, trigger):
-        from memsuite import postgres
+        from memsuite.index.postgres import backend as postgres
         _, kw, _ = postgres.dsn_settings()
         self.target = postgres.pg8000_args(kw)
         self.trigger = trigger

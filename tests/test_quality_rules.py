@@ -50,7 +50,7 @@ class QuestionFrameTest(FolderCase):
         self.assertLess(self.best("张伟明的电话"), ANSWER)
 
     def test_a_frame_word_must_stand_as_a_word(self):
-        from memsuite.chinese import frame_spans
+        from memsuite.text.chinese import frame_spans
         self.assertEqual(frame_spans("小满出生日期"), [False] * 6)  # 生日 across 出生|日期
         self.assertEqual(frame_spans("李明生日"), [False, False, True, True])
         self.assertEqual(frame_spans("李娜的电话"), [False, False, False, True, True])
@@ -92,25 +92,25 @@ class LabelledLineTest(FolderCase):
         ["上午开会讨论需求", "下午写代码修复问题", "晚上去超市买菜", "周末带孩子去公园", "李明轩说周末加班"], 1))
 
     def test_the_labelled_line_gets_the_bonus(self):
-        from memsuite.params import Params
+        from memsuite.text.params import Params
         with_label = {h.path: h.score for h in self.hits("李明生日")}
         without = {h.path: h.score for h in self.hits("李明生日", params=Params(label_weight=0.0))}
         self.assertAlmostEqual(with_label["MEMORY.md"] - without["MEMORY.md"], 0.1 / 1.15, places=3)
         self.assertAlmostEqual(with_label["memory/2026-04-18.md"], without["memory/2026-04-18.md"])
 
     def test_a_label_is_a_whole_word_of_the_query(self):
-        from memsuite.ranking import _labels_query_word
+        from memsuite.search.ranking import _labels_query_word
         self.assertTrue(_labels_query_word("- **Kafka**: the queue", "what is kafka for"))
         self.assertFalse(_labels_query_word("- Kafka: the queue", "kafkaesque"))
         self.assertFalse(_labels_query_word("- 李明轩：后端", "李明生日"))
 
     def test_a_name_label_is_not_inside_a_longer_name_of_the_query(self):
-        from memsuite.ranking import _labels_query_word
+        from memsuite.search.ranking import _labels_query_word
         self.assertFalse(_labels_query_word("- 李明：技术总监", "李明轩"))  # another person
         self.assertFalse(_labels_query_word("- 李明：技术总监", "李明轩的电话"))
         self.assertTrue(_labels_query_word("- 李明：技术总监", "李明的电话"))
         self.assertTrue(_labels_query_word("- 李明：技术总监", "问李明"))
-        from memsuite.params import Params
+        from memsuite.text.params import Params
         with_label = {h.path: h.score for h in self.hits("李明轩")}
         without = {h.path: h.score for h in self.hits("李明轩", params=Params(label_weight=0.0))}
         self.assertAlmostEqual(with_label["MEMORY.md"], without["MEMORY.md"])
@@ -152,7 +152,7 @@ class SmallFolderNameTest(TempMemory):
 
 class DiscountedCountTest(unittest.TestCase):
     def test_a_count_under_one_weighs_itself(self):
-        from memsuite.bm25 import log_tf
+        from memsuite.text.bm25 import log_tf
         self.assertAlmostEqual(log_tf(0.2), 0.2)  # 1 + ln 0.2 would be negative
         self.assertEqual(log_tf(0), 0.0)
         self.assertAlmostEqual(log_tf(2.0), log_tf(2))
@@ -227,7 +227,7 @@ class RelativeTimeTest(FolderCase):
     }
 
     def test_yesterday_in_a_note_happened_the_day_before(self):
-        from memsuite.dates import relative_spans
+        from memsuite.search.dates import relative_spans
         import datetime
         self.assertEqual(relative_spans("yesterday", "2023-05-08"), [(datetime.date(2023, 5, 7),) * 2])
         self.assertEqual(relative_spans("上周", "2026-03-16"),

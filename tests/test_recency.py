@@ -6,8 +6,8 @@ import unittest
 from helpers import TempMemory, run_script
 import memory_search
 import memory_store
-from memsuite.params import DEFAULT_HALF_LIFE
-from memsuite.recency import recency_factor, reference_day
+from memsuite.text.params import DEFAULT_HALF_LIFE
+from memsuite.search.recency import recency_factor, reference_day
 
 RECENT = memory_store.DEFAULT_PARAMS._replace(recent_half_life=DEFAULT_HALF_LIFE)
 
@@ -80,7 +80,7 @@ class FactThatChangedTest(TempMemory):
         code, out, _ = run_script("search.sh", "--dir", self.dir, "Anna move", "--explain")
         self.assertNotIn("recency", out)
 
-        from memsuite.mcp import McpServer
+        from memsuite.doors.mcp import McpServer
         server = McpServer(self.store)
 
         def call(**arguments):

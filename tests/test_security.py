@@ -139,7 +139,7 @@ class ShellArgumentsTest(TempMemory):
 
 class PortabilityTest(unittest.TestCase):
     def test_shipped_code_parses_as_python_3_8(self):
-        files = [p for folder in ("", "memsuite", "tests", "bench") for p in glob.glob(os.path.join(ROOT, folder, "*.py"))]
+        files = [p for folder in ("", "memsuite/**", "tests", "bench") for p in glob.glob(os.path.join(ROOT, folder, "*.py"), recursive=True)]
         self.assertGreater(len(files), 40)
         for path in files:
             with open(path, encoding="utf-8") as f:

@@ -6,7 +6,7 @@ import unittest
 from helpers import TempMemory, bump_mtime
 import memory_search
 import memory_store as ms
-from memsuite import prepare
+from memsuite.index import prepare
 
 
 def ids(hits):

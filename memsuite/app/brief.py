@@ -1,0 +1,165 @@
+"""The SessionStart brief: a budgeted, cited digest of the memory folder
+(the checkpoint of this session after a compaction, the most useful part of
+MEMORY.md, the last days' notes), framed as notes to consult."""
+import os
+import re
+
+from ..text.markdown import is_heading
+from ..search.recall import estimate_tokens
+from ..base.records import StoreError
+from ..files.sources import read_memory_lines
+
+MAX_CHARS = 9500       # Claude Code shows about 10,000 characters of hook output whole
+RECENT_FILES = 4       # daily files the brief looks at, newest first
+_DAILY = re.compile(r"^(\d{4}-\d{2}-\d{2})[^/]*\.md$")
+
+
+def _tokens(text):
+    return estimate_tokens(text)
+
+
+def _lines(root, rel):
+    try:
+        return read_memory_lines(root, rel)  # private blocks masked
+    except StoreError:
+        return []
+
+
+def _visible(line):
+    s = line.strip()
+    return bool(s) and s != "[private]" and not s.startswith("<!--")
+
+
+def _clip(line, limit=300):
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def _block(rel, picked, lines):
+    """'[rel:a-b]' then the picked lines (0-based indexes, ascending, contiguous or not)."""
+    out, run = [], []
+    for i in picked + [None]:
+        if run and (i is None or i != run[-1] + 1 and any(_visible(lines[j]) for j in range(run[-1] + 1, i))):
+            out.append("[%s:%d-%d]" % (rel, run[0] + 1, run[-1] + 1))
+            out.extend(_clip(lines[j]) for j in run if _visible(lines[j]) or lines[j].startswith("#"))
+            run = []
+        if i is not None:
+            run.append(i)
+    return "\n".join(out)
+
+
+def memory_md_part(root, budget):
+    """The most useful part of MEMORY.md within budget tokens: the whole
+    file when it fits, else every section's heading and its first lines (as
+    many per section as fit), so every topic is represented."""
+    lines = _lines(root, "MEMORY.md")
+    if not lines:
+        return "", []
+    starts = [i for i, l in enumerate(lines) if is_heading(l)] or [0]
+    if starts[0] != 0:
+        starts.insert(0, 0)
+    sections = []
+    for k, s in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        sections.append([i for i in range(s, end) if _visible(lines[i])])
+    best = None
+    for per in range(1, max(len(s) for s in sections) + 1):
+        picked = sorted(i for s in sections for i in s[:per])
+        text = _block("MEMORY.md", picked, lines)
+        if _tokens(text) > budget:
+            break
+        best = (text, picked)
+        if all(len(s) <= per for s in sections):
+            break
+    if best is None:
+        return "", []
+    return best[0], _ranges("MEMORY.md", best[1])
+
+
+def _ranges(rel, picked):
+    out = []
+    for i in picked:
+        if out and out[-1][2] == i:
+            out[-1][2] = i + 1
+        else:
+            out.append([rel, i + 1, i + 1])
+    return out
+
+
+def recent_part(root, budget, skip=()):
+    """The newest daily files' last lines within budget tokens, newest file first."""
+    folder = os.path.join(root, "memory")
+    try:
+        names = sorted((n for n in os.listdir(folder) if _DAILY.match(n)), reverse=True)
+    except OSError:
+        return "", []
+    parts, ranges, used = [], [], 0
+    for name in names[:RECENT_FILES]:
+        rel = "memory/" + name
+        if rel in skip:
+            continue
+        lines = _lines(root, rel)
+        shown = [i for i, l in enumerate(lines) if _visible(l)]
+        picked = _last_lines(lines, shown, min(budget - used, max(budget // 2, 120)))  # the day's latest
+        if not picked:
+            continue
+        above = next((i for i in range(picked[0] - 1, -1, -1) if is_heading(lines[i])), None)
+        if above is not None and not is_heading(lines[picked[0]]) and lines[above].startswith("## "):
+            picked.insert(0, above)  # the section the day's last lines belong to
+        text = _block(rel, picked, lines)
+        parts.append(text)
+        ranges.extend(_ranges(rel, picked))
+        used += _tokens(text)
+        if used >= budget - 40:
+            break
+    return "\n\n".join(parts), ranges
+
+
+def checkpoint_part(root, rel, budget):
+    """This session's captured block (its last lines first when long)."""
+    lines = _lines(root, rel) if rel else []
+    shown = [i for i, l in enumerate(lines) if _visible(l) and not l.startswith("# ")]
+    picked = _last_lines(lines, shown, budget)
+    if not picked:
+        return "", []
+    return _block(rel, picked, lines), _ranges(rel, picked)
+
+
+def _last_lines(lines, shown, room):
+    """The last of the shown line numbers that fit in room tokens, in order."""
+    picked, cost = [], 0
+    for i in reversed(shown):
+        c = _tokens(lines[i]) + 1
+        if cost + c > room:
+            break
+        picked.insert(0, i)
+        cost += c
+    return picked
+
+
+def build(root, budget=1500, checkpoint=None, wrap=None):
+    """(text, [(path, first, last)]) of the brief, or ("", [])."""
+    parts, ranges = [], []
+    left = budget - 120  # the framing
+    if checkpoint:
+        text, r = checkpoint_part(root, checkpoint, int(left * 0.4))
+        if text:
+            parts.append("## This session before compaction\n" + text)
+            ranges += r
+            left -= _tokens(text)
+    text, r = memory_md_part(root, int(left * 0.55))
+    if text:
+        parts.append("## Long-term notes (MEMORY.md)\n" + text)
+        ranges += r
+        left -= _tokens(text)
+    text, r = recent_part(root, left, skip=(checkpoint,) if checkpoint else ())
+    if text:
+        parts.append("## Recent days\n" + text)
+        ranges += r
+    if not parts:
+        return "", []
+    body = "\n\n".join(parts)
+    text = wrap(body) if wrap else body
+    while len(text) > MAX_CHARS and "\n" in body:  # a hard cap, whatever the estimate said
+        body = body[:body.rindex("\n")]
+        text = wrap(body) if wrap else body
+    return text, ranges

@@ -1,0 +1,1 @@
+"""Layer 8, doors: the command line, the MCP server and the agents' hooks."""

@@ -1,0 +1,133 @@
+"""search.sh add, status, sync and reindex.sh: writing notes and looking after the index."""
+import sys
+import time
+
+from ..app.commands import add_result, status_result
+from .cli import cli_store, embedding_store, human_bytes, no_words, plural
+from ..base.jsonout import print_json
+from ..base.records import UsageError
+from ..search.results import problems_json
+
+
+def cmd_add(args):
+    if not args.words:
+        raise UsageError("add needs the note: search.sh add \"what to remember\" (or add - to read it "
+                         "from standard input)")
+    text = sys.stdin.read() if args.words == ["-"] else " ".join(args.words)
+    with cli_store(args) as store:
+        doc = add_result(store, text, args.heading, args.tags, args.file, args.request)
+    if args.json:
+        print_json(doc)
+    else:
+        sys.stdout.write("%s %s%s\n" % ("already added:" if doc.get("repeated") else "added", doc["id"],
+                                         " (new file)" if doc["created"] else ""))
+    return 0
+
+
+def cmd_status(args):
+    no_words(args)
+    with embedding_store(args) as store:
+        info = status_result(store)
+    if args.json:
+        print_json(info)
+        return 0
+    backend = info["backend"]
+    if info["fallback_reason"]:
+        backend += " (fallback: %s)" % info["fallback_reason"]
+    watcher = info["watcher"]
+    rows = [("memory folder", info["memory_dir"]), ("backend", backend),
+            ("FTS5 available", "yes" if info["fts5"] else "no"), ("index", info["index_path"]),
+            ("index size", human_bytes(info["index_bytes"])),
+            ("files", "%s (%s)" % (info["files"], info["files_rule"])),
+            ("chunks", info["chunks"]), ("last change", info["last_sync"] or "never"),
+            ("last checked", info["checked"] + " (now)"),
+            ("watch", "none" if not watcher else "pid %d, %s" % (
+                watcher["pid"], "checking every %gs" % watcher["interval"] if watcher["fresh"]
+                else "not running" if not watcher["alive"] else "not heard from since %s" % time.strftime(
+                    "%H:%M:%S", time.localtime(watcher["checked"])))),
+            ("python", "%s %s, starts in %s" % (info["python"]["executable"], info["python"]["version"],
+                                                 "%.0f ms" % info["python"]["startup_ms"]
+                                                 if info["python"]["startup_ms"] else "?")),
+            ("embedding", _embedding_line(info["embedding"])),
+            ("stale files", ", ".join(info["stale_files"]) or "none"),
+            ("problem files", "none" if not info["problem_files"] else "")]
+    pg = info.get("postgres")
+    if pg:  # the shared server: which driver runs, where (never credentials), which namespaces
+        rows[2:3] = [("driver", pg["driver"]), ("server", pg["server"]), ("namespace", pg["namespace"]),
+                     ("searches", pg["reads"]),
+                     ("namespaces", ", ".join("%s (%d files)" % (n["namespace"], n["files"])
+                                              for n in pg["namespaces"]) or "none")]
+    for label, value in rows:
+        sys.stdout.write("%-15s %s\n" % (label + ":", value))
+    for p in info["problem_files"]:
+        sys.stdout.write("  %s (%s)\n" % (p["path"], p["issue"]))
+    for p in info["unclosed_private"]:
+        sys.stdout.write("warning: %s: <private> at line %d is never closed: everything after it is "
+                         "hidden from search, and add refuses this file\n" % (p["path"], p["line"]))
+    return 0
+
+
+def _embedding_line(e):
+    skipped = "; ".join("%s: %s" % kv for kv in e["skipped"].items())
+    if not e["provider"]:
+        return "off" + (" (%s)" % skipped if skipped else " (set MEMORY_EMBED or --embed to turn it on)")
+    line = "%s, %s, %s dimensions, %d of %d texts embedded" % (e["provider"], e["model"], e["dim"],
+                                                                e.get("embedded", 0), e.get("texts", 0))
+    line += (", Chinese queries too" if e.get("multilingual")
+             else ", Chinese queries lexical only (MEMORY_EMBED_MULTILINGUAL)")
+    return line + (" (last error: %s)" % e["last_error"] if e.get("last_error") else "")
+
+
+def _progress(store):
+    """A line on a terminal's stderr while a long embedding run goes on (None elsewhere)."""
+    if not sys.stderr.isatty():
+        return None
+    total = store.embeddings.counts(store.embedder.key)[1]
+    return lambda done: sys.stderr.write("\rembedding: %d texts (of %d)..." % (done, total))
+
+
+def cmd_sync(args):
+    no_words(args)
+    with embedding_store(args) as store:
+        report = store.sync()
+        count = store.chunk_count()
+        if store.embedder is not None:
+            store.fill_vectors(progress=_progress(store))
+    if args.json:
+        print_json({"added": report.added, "updated": report.updated, "removed": report.removed,
+                    "unchanged": len(report.unchanged), "chunks": count,
+                    "problems": problems_json(report.problems)})
+        return 0
+    sys.stdout.write("synced: %d added, %d updated, %d removed, %d unchanged; %s\n"
+                     % (len(report.added), len(report.updated), len(report.removed),
+                        len(report.unchanged), plural(count, "chunk")))
+    for p, i in report.problems:
+        sys.stdout.write("  skipped or flagged: %s (%s)\n" % (p, i))
+    return 0
+
+
+def cmd_reindex(args):
+    no_words(args)
+    with cli_store(args) as store:
+        if args.check:
+            changed, removed, _ = store.stale_files()
+            if args.json:
+                print_json({"stale": bool(changed or removed), "changed": changed, "removed": removed})
+            elif changed or removed:
+                for p in changed:
+                    sys.stdout.write("changed or new: %s\n" % p)
+                for p in removed:
+                    sys.stdout.write("removed: %s\n" % p)
+            else:
+                sys.stdout.write("index is up to date\n")
+            return 0
+        report, backup = store.rebuild()
+        count = store.chunk_count()
+    if args.json:
+        print_json({"files": len(report.added), "chunks": count, "backup": backup,
+                    "problems": problems_json(report.problems)})
+    else:
+        sys.stdout.write("rebuilt: %s, %s%s\n" % (
+            plural(len(report.added), "file"), plural(count, "chunk"),
+            ("; backup: %s" % backup) if backup else ""))
+    return 0

@@ -1,0 +1,245 @@
+"""search.sh and reindex.sh: their options and help, the table of subcommands (each
+loaded only when run), and the search command itself."""
+import sys
+
+from .cli import Command, embedding_store, run_cli, use_colour
+from ..app.commands import empty_note, recent_params, run_search, search_result
+from ..index.records import Filters, glob_matches
+from ..base.jsonout import print_json
+from ..base.options import (COMMON_OPTS, EMBED_CHOICES, FORCE_OPT, Opt, to_choice, to_count, to_date, to_days, to_folder,
+                      to_positive_int, to_seconds, to_unit_score)
+from ..text.params import DEFAULT_HALF_LIFE
+from ..search.ranking import MODES
+from ..search.recall import gist
+from ..base.records import UsageError
+from ..search.snippets import highlight
+from ..text.tokenizer import tokenize
+
+
+def print_compact(hits, query):
+    if not hits:
+        sys.stdout.write("No memories match %r.\n" % query)
+    for hit in hits:
+        sys.stdout.write("%s %s %.2f %s\n" % (hit.id, hit.date or "-", hit.score, gist(hit.snippet)))
+
+
+def print_hits(hits, query, colour):
+    if not hits:
+        sys.stdout.write("No memories match %r.\n" % query)
+        return
+    qterms = set(tokenize(query))
+    dim, bold, off = ("\033[2m", "\033[1m", "\033[0m") if colour else ("", "", "")
+    for i, hit in enumerate(hits, 1):
+        where = "%s:%d-%d" % (hit.path, hit.start_line, hit.end_line)
+        heading = ("  " + dim + hit.heading + off) if hit.heading else ""
+        sys.stdout.write("%d. %.2f  %s%s%s%s\n" % (i, hit.score, bold, where, off, heading))
+        sys.stdout.write("   %s\n" % highlight(hit.snippet, qterms, colour))
+
+
+# CLI
+
+EMBED_OPT = Opt(("--embed",), "embed", "PROVIDER", to_choice(*EMBED_CHOICES),
+                "semantic search with an embedding provider: " + ", ".join(EMBED_CHOICES)
+                + " (default $MEMORY_EMBED, else off)")
+
+
+SEARCH_OPTS = COMMON_OPTS + [
+    Opt(("--limit", "-n"), "limit", "N", to_positive_int, "how many results (default 5)"),
+    Opt(("--min-score",), "min_score", "X", to_unit_score,
+        "leave out results under X (0-1; 0.4 drops partial matches; 0 shows all)"),
+    Opt(("--since",), "since", "DATE", to_date, "only files dated on or after DATE (YYYY-MM-DD)"),
+    Opt(("--until",), "until", "DATE", to_date, "only files dated on or before DATE"),
+    Opt(("--dated-only",), "dated_only", None, None, "leave out undated files such as MEMORY.md"),
+    Opt(("--path",), "path", "GLOB", str, "only paths matching GLOB, or under a folder"),
+    Opt(("--mode",), "mode", "MODE", to_choice(*MODES),
+        "hybrid (default), keyword (BM25) or vector (TF-IDF)"),
+    Opt(("--related",), "related", None, None,
+        "also list memories linked to the top hits by shared entities (see link.sh)"),
+    Opt(("--source",), "source", "SOURCE", to_choice("memory", "sessions", "all"),
+        "memory, sessions (transcripts; see --sessions) or all (default)"),
+    Opt(("--compact",), "compact", None, None, "one short line per hit: id, date, score, gist"),
+    EMBED_OPT,
+    Opt(("--sort",), "sort", "ORDER", to_choice("score", "date"),
+        "score (default) or date (newest first, after the cut)"),
+    Opt(("--recent",), "recent", None, None,
+        "prefer newer notes: 0.3 of a hit's score halves every %g days of its age, counted from the "
+        "newest note (undated MEMORY.md counts as new; off by default)" % DEFAULT_HALF_LIFE),
+    Opt(("--half-life",), "half_life", "DAYS", to_days, "--recent with this half-life instead of %g days"
+        % DEFAULT_HALF_LIFE),
+    Opt(("--explain",), "explain", None, None,
+        "say what each hit matched (after folding and synonyms), each channel's score, the bonus, "
+        "and why weaker hits were cut"),
+]
+TIMELINE_OPTS = COMMON_OPTS + [
+    Opt(("--before",), "before", "N", to_count, "memories before the anchor (default 3)"),
+    Opt(("--after",), "after", "N", to_count, "memories after the anchor (default 3)"),
+    Opt(("--full",), "full", None, None, "print every line, not a gist"),
+]
+ADD_OPTS = COMMON_OPTS + [
+    Opt(("--heading",), "heading", "TEXT", str,
+        "put the note under '## TEXT' (at the end of that section if the file has one)"),
+    Opt(("--tag",), "tags", "TAG", str, "end the note with #TAG (repeat for more)", True),
+    Opt(("--file",), "file", "PATH", str, "append to this memory file (default: memory/<today>.md)"),
+    Opt(("--request",), "request", "KEY", str,
+        "a key for this note: adding again with the same key writes nothing (safe retries)"),
+]
+WATCH_OPTS = COMMON_OPTS + [
+    Opt(("--interval",), "interval", "SECONDS", to_seconds, "how often to check recent files (default 1)"),
+    Opt(("--quiet",), "quiet", None, None, "no line per sync on stderr"),
+    EMBED_OPT,
+]
+CONTEXT_OPTS = COMMON_OPTS + [o for o in SEARCH_OPTS if o.dest in ("since", "until", "dated_only", "path")] + [
+    Opt(("--budget",), "budget", "TOKENS", to_positive_int, "size of the pack (default 1500)"),
+    EMBED_OPT,
+]
+GET_OPTS = COMMON_OPTS + [
+    Opt(("--from",), "start", "N", to_positive_int, "first line (1-based)"),
+    Opt(("--lines",), "lines", "M", to_positive_int,
+        "how many lines (default: the cited range, else up to 200)"),
+    Opt(("--plain",), "plain", None, None, "print the lines without line numbers"),
+]
+REINDEX_OPTS = COMMON_OPTS + [
+    Opt(("--check",), "check", None, None, "only report what is stale; change nothing"),
+]
+
+SEARCH_HELP = """subcommands (each takes --dir, --json and --help):
+  search.sh get PATH [--from N] [--lines M] [--plain]
+                              print lines of a memory file; PATH may be a citation
+                              (file.md:31-44, as results cite) or a chunk (file.md#5)
+  search.sh timeline ID|DATE  what happened around a memory in time
+  search.sh context QUERY     the best passages as one Markdown block (--budget 1500)
+  search.sh add TEXT          append a note to today's log (--heading, --tag, --file; - reads stdin)
+  search.sh watch             keep the index fresh while an agent runs
+  search.sh mcp               an MCP server on stdio, for agents that speak MCP
+  search.sh hook              for agents' lifecycle hooks: reads the event JSON on stdin
+                              (see README, "Automatic memory"); never fails the agent
+  search.sh report --html -o memory.html
+                              the memory as one page: entity graph, timeline, citations
+  search.sh status            backend, files, chunks, index size, problems
+  search.sh sync              bring the index up to date without searching
+  search.sh reindex [--check] back up the index and rebuild it (= reindex.sh)
+
+examples:
+  search.sh "博客RSS配置"
+  search.sh "configure RSS feed" --limit 3 --json
+  search.sh 京都 机票 --since 2026-02-01 --path "memory/*" --compact
+  search.sh "where does Anna live" --recent     newer notes first when a fact changed
+  search.sh get memory/2026-02-20.md:1-7 --json
+  search.sh -- status                  search for the word "status" itself
+
+Scores are 0-1: at 0.4 and above a hit holds most of the query's words
+(--min-score 0.4 leaves out most partial matches).
+exit codes: 0 ok (also when nothing matches), 1 runtime error, 2 usage error.
+environment: MEMORY_DIR (memory folder), MEMORY_BACKEND (auto|sqlite|json|postgres),
+MEMORY_INDEX_DIR (index location), MEMORY_PYTHON (the wrappers' interpreter),
+MEMORY_SESSIONS_DIR (transcripts), MEMORY_EMBED (embedding provider; see README),
+MEMORY_DEBUG=1 (tracebacks), NO_COLOR (no colour)."""
+
+REINDEX_HELP = """examples:
+  reindex.sh                  back up the index, rebuild it from the Markdown
+  reindex.sh --check --json   only say what is stale: {"stale": true, "changed": [...]}"""
+
+
+def cmd_search(args):
+    query = " ".join(args.words)
+    if not query.strip():
+        raise UsageError("empty query (try: search.sh \"what to find\")")
+    if args.since and args.until and args.since > args.until:
+        raise UsageError("--since %s is after --until %s" % (args.since, args.until))
+    with embedding_store(args) as store:
+        filters = Filters(args.since, args.until, args.path, args.dated_only,
+                          None if args.source in (None, "all") else args.source)
+        recent = args.half_life or (DEFAULT_HALF_LIFE if args.recent else None)
+        hits = run_search(store, query, args.limit, args.mode, args.min_score, filters, args.sort, recent)
+        related = linked_memories(store, hits) if args.related else None
+        explain_no_hits(store, hits, args)
+        if args.json:
+            doc = search_result(store, query, args.limit, args.mode, args.min_score, filters, compact=args.compact,
+                                hits=hits, explain=args.explain, recent=recent)
+            if related is not None:
+                from ..links.graph import related_json
+                doc["related"] = [related_json(r, related_to=via) for r, via in related]
+            print_json(doc)
+        elif args.compact:
+            print_compact(hits, query)
+        else:
+            print_hits(hits, query, use_colour())
+            if related:
+                print_related(related)
+        if args.explain and not args.json:
+            from ..search.explain import explain, print_explained
+            print_explained(hits, *explain(store, query, hits, args.limit, args.mode, args.min_score, filters,
+                                           recent_params(store, recent)))
+    return 0
+
+
+def explain_no_hits(store, hits, args):
+    """A note on stderr when nothing matched for a reason the user can fix."""
+    if hits:
+        return
+    note = empty_note(store)
+    if note:
+        sys.stderr.write("search: note: %s\n" % note)
+    elif args.path and not any(glob_matches(args.path, p) for p in store.known_files()):
+        sys.stderr.write("search: note: no memory file matches --path %r\n" % args.path)
+
+
+def linked_memories(store, hits, limit=3):
+    """[(Related, hit id)]: memories sharing entities with the top hits."""
+    from ..links.graph import synced_graph  # only loaded for --related
+    return synced_graph(store).related_to_hits(hits, limit)
+
+
+def print_related(related):
+    sys.stdout.write("\nRelated (shared entities):\n")
+    for r, via in related:
+        sys.stdout.write("   %.2f  %s:%d-%d  %s  (via %s, linked to %s)\n"
+                         % (r.score, r.path, r.start_line, r.end_line, r.heading, ", ".join(r.shared[:4]), via))
+
+
+COMMANDS = {
+    None: Command(SEARCH_OPTS, "search.sh [options] QUERY...",
+                  "Search the Markdown memory folder (hybrid BM25 + TF-IDF), with citations.", cmd_search,
+                  True, SEARCH_HELP),
+    "get": Command(GET_OPTS, "search.sh get PATH [--from N] [--lines M] [--json]",
+                   "Print lines of a memory file (never outside the memory folder).", "doors.cli_recall:cmd_get"),
+    "timeline": Command(TIMELINE_OPTS, "search.sh timeline ID|CITATION|DATE [--before N] [--after N] [--full]",
+                        "What happened around a memory in time: the chunks before and after it in its "
+                        "file and in the daily logs of the days around it, oldest first.", "doors.cli_recall:cmd_timeline"),
+    "context": Command(CONTEXT_OPTS, "search.sh context QUERY... [--budget TOKENS] [--json]",
+                       "The best passages for a query, with citations, as one Markdown block that fits "
+                       "a token budget (1 token per CJK character, 1 per 4 other characters).",
+                       "doors.cli_recall:cmd_context"),
+    "add": Command(ADD_OPTS, "search.sh add TEXT|- [--heading H] [--tag T]... [--file PATH] [--json]",
+                   "Append a note to today's daily log (memory/YYYY-MM-DD.md), or to --file; - reads "
+                   "the note from standard input.  Prints where it went (path:first-last).", "doors.cli_admin:cmd_add"),
+    "mcp": Command(COMMON_OPTS + [EMBED_OPT], "search.sh mcp [--dir DIR]",
+                   "Serve the memory to an MCP client over stdio (JSON-RPC 2.0, one message per line): "
+                   "memory_search, memory_get, memory_add, memory_related, memory_entity, "
+                   "memory_timeline, memory_context, memory_status.", "doors.mcp:cmd_mcp", False),
+    "watch": Command(WATCH_OPTS, "search.sh watch [--interval SECONDS] [--quiet]",
+                     "Keep the index fresh until stopped (Ctrl-C or SIGTERM); searches meanwhile skip "
+                     "their own check of the folder.", "doors.watch:cmd_watch", False),
+    "status": Command(COMMON_OPTS + [EMBED_OPT], "search.sh status [--json]", "Show the index's state.", "doors.cli_admin:cmd_status"),
+    "sync": Command(COMMON_OPTS + [EMBED_OPT], "search.sh sync [--json]", "Bring the index up to date.", "doors.cli_admin:cmd_sync"),
+    "report": Command(COMMON_OPTS + [
+        Opt(("--html",), "html", None, None, "the page as HTML (the one format so far)"),
+        Opt(("--output", "-o"), "output", "FILE", to_folder, "write to FILE instead of standard output"),
+        FORCE_OPT,
+        Opt(("--top",), "top", "N", to_positive_int, "entities on the page (default 2000)")],
+        "search.sh report --html [-o FILE [--force]] [--top N]",
+        "One self-contained HTML page of what the memory holds: the entity graph, a timeline, "
+        "citations with their lines (the same page as link.sh graph --format html).", "doors.cli_link:cmd_report", False),
+    "reindex": Command(REINDEX_OPTS, "reindex.sh [--check] [--json] [--dir DIR] [--backend NAME]",
+                       "Back up the index (the last 3 are kept) and rebuild it from the Markdown.\n"
+                       "--check changes nothing and exits 0 either way (with --json it says\n"
+                       "\"stale\": true or false).", "doors.cli_admin:cmd_reindex", False, REINDEX_HELP),
+}
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:  # agent lifecycle hooks: they fail open, never the CLI's errors
+        from .hooks import main as hook_main
+        return hook_main(argv[1:])
+    return run_cli(argv, COMMANDS, "reindex" if argv[:1] == ["reindex"] else "search")

@@ -1,0 +1,283 @@
+"""The MCP server: JSON-RPC over stdio, standard library only.
+
+Each tool calls the command function the CLI calls (commands.py), so a tool's
+structuredContent is what `--json` prints.  No message a client sends stops
+the server: a bad one gets a JSON-RPC error or an isError result."""
+import sys
+
+from .cli import embedding_store, no_words
+from ..app.commands import add_result, context_result, empty_note, search_result, status_result, timeline_result
+from ..index.records import Filters
+from ..base.jsonout import to_json
+from ..base.options import to_date
+from ..text.params import DEFAULT_HALF_LIFE
+from ..search.ranking import MODES
+from ..base.records import StoreError, UsageError
+from ..search.results import read_cited
+
+
+# MCP server: the same library calls for any MCP client, over stdio
+# (JSON-RPC 2.0, one message per line; only protocol on stdout, logs on
+# stderr).  Each call refreshes the index as the CLI does, so a note another
+# process wrote a moment ago is found.
+
+MCP_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
+SERVER_VERSION = "1.0.0"
+_STRING = {"type": "string"}
+_LIMIT = {"type": "integer", "minimum": 1, "maximum": 50}
+
+
+def _tool(name, title, description, properties, required=(), read_only=True, idempotent=True):
+    return {"name": name, "title": title, "description": description,
+            "inputSchema": {"type": "object", "properties": properties, "required": list(required),
+                            "additionalProperties": False},
+            "annotations": {"title": title, "readOnlyHint": read_only, "destructiveHint": False,
+                            "idempotentHint": idempotent, "openWorldHint": False}}
+
+
+MCP_TOOLS = [
+    _tool("memory_search", "Search memory",
+          "Search the user's Markdown memory (daily logs, MEMORY.md) in Chinese or English. Use before "
+          "answering about past work, decisions, people, preferences or dates. Returns hits with "
+          "citations (path:first-last); scores of 0.4 and more answer most of the query.",
+          {"query": _STRING, "limit": _LIMIT, "since": dict(_STRING, description="YYYY-MM-DD"),
+           "until": dict(_STRING, description="YYYY-MM-DD"), "path": dict(_STRING, description="glob or folder"),
+           "min_score": {"type": "number", "minimum": 0, "maximum": 1},
+           "mode": {"type": "string", "enum": list(MODES)}, "compact": {"type": "boolean"},
+           "sort": {"type": "string", "enum": ["score", "date"]},
+           "recent": dict({"type": "boolean"}, description="prefer newer notes (half-life 30 days; off by default): "
+                                                           "use when a fact may have changed"),
+           "half_life": dict({"type": "number", "minimum": 0.1, "maximum": 36500},
+                             description="recent, with this half-life in days"),
+           "explain": dict({"type": "boolean"}, description="say what each hit matched and scored, "
+                                                            "and why weaker hits were cut")}, ["query"]),
+    _tool("memory_get", "Read memory lines",
+          "Read the lines a citation names (memory/2026-02-20.md:1-7), or part of a memory file.",
+          {"path": dict(_STRING, description="a citation, a chunk id (file.md#2) or a file"),
+           "from": {"type": "integer", "minimum": 1}, "lines": {"type": "integer", "minimum": 1}}, ["path"]),
+    _tool("memory_add", "Add a memory",
+          "Append a note to today's daily log (or to a named memory file); returns its citation.",
+          {"text": _STRING, "heading": _STRING, "tags": {"type": "array", "items": _STRING},
+           "file": dict(_STRING, description="a memory file inside the folder, e.g. MEMORY.md"),
+           "request": dict(_STRING, description="a key for this note: a retry with the same key "
+                                                "writes nothing and returns the first answer")},
+          ["text"], read_only=False, idempotent=False),
+    _tool("memory_related", "Related memories",
+          "Memories that share people, projects or terms with a citation, chunk or file.",
+          {"target": _STRING, "limit": _LIMIT}, ["target"]),
+    _tool("memory_entity", "Entity",
+          "Where an entity (a person, project, term, #tag, URL...) appears, newest first, and what it "
+          "appears with.", {"name": _STRING, "limit": _LIMIT}, ["name"]),
+    _tool("memory_timeline", "Timeline",
+          "What happened around a memory (a citation) or a date (YYYY-MM-DD), oldest first.",
+          {"anchor": _STRING, "before": {"type": "integer", "minimum": 0, "maximum": 50},
+           "after": {"type": "integer", "minimum": 0, "maximum": 50}}, ["anchor"]),
+    _tool("memory_context", "Context pack",
+          "The best passages for a query as one Markdown block within a token budget.",
+          {"query": _STRING, "budget": {"type": "integer", "minimum": 50, "maximum": 32000}}, ["query"]),
+    _tool("memory_status", "Memory status", "The index's state: folder, files, chunks, what is stale.", {}),
+]
+
+
+class ToolError(Exception):
+    """A tool call that cannot be done as asked: an isError result, one line."""
+
+
+class McpServer:
+    """Answers MCP messages for one memory folder."""
+
+    def __init__(self, store, log=None):
+        self.store = store
+        self.log = log or (lambda message: None)
+        self.tools = {t["name"]: t for t in MCP_TOOLS}
+
+    def handle(self, message):
+        """The response to one decoded message (None for a notification);
+        never an exception, whatever the message holds."""
+        try:
+            return self._handle(message)
+        except Exception as exc:  # a bug must not take the server down
+            self.log("error: %s: %s" % (type(exc).__name__, exc))
+            ident = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
+            return _rpc_error(ident, -32603, "Internal error: %s" % type(exc).__name__)
+
+    def _handle(self, message):
+        if isinstance(message, dict) and not _valid_id(message.get("id")):
+            return _rpc_error(None, -32600, "Invalid Request: id must be a string, a number or null")
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or \
+                not isinstance(message.get("method", ""), str) or "method" not in message and "id" not in message:
+            return _rpc_error(message.get("id") if isinstance(message, dict) else None, -32600, "Invalid Request")
+        method, ident = message.get("method"), message.get("id")
+        if method is None:  # a response to us: we never ask anything
+            return None
+        if "id" not in message:  # a notification (notifications/initialized, cancelled...)
+            return None
+        params = message.get("params", {})
+        if not isinstance(params, dict):
+            return _rpc_error(ident, -32602, "params must be an object")
+        handler = {"initialize": self._initialize, "ping": lambda p: {}, "tools/list": self._list,
+                   "tools/call": self._call}.get(method)
+        if handler is None:
+            return _rpc_error(ident, -32601, "Method not found: %s" % method)
+        try:
+            return {"jsonrpc": "2.0", "id": ident, "result": handler(params)}
+        except _InvalidParams as exc:
+            return _rpc_error(ident, -32602, str(exc))
+
+    def _initialize(self, params):
+        asked = params.get("protocolVersion")
+        version = asked if asked in MCP_VERSIONS else MCP_VERSIONS[0]
+        client = params.get("clientInfo")
+        client = client if isinstance(client, dict) else {}
+        self.log("client %.80s %.40s, protocol %s" % (client.get("name", "?"), client.get("version", ""), version))
+        instructions = ("Search the user's Markdown memory before answering about past work, people, "
+                        "preferences or dates; cite path:first-last; save what should be remembered "
+                        "with memory_add.")
+        try:
+            self.store.refresh()
+            note = empty_note(self.store)
+        except StoreError as exc:
+            note = str(exc)
+        if note:  # an empty folder must not read as "no memories"
+            instructions += " NOTE: " + note + "."
+        return {"protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": "memory-search", "title": "Markdown memory", "version": SERVER_VERSION},
+                "instructions": instructions}
+
+    def _list(self, params):
+        return {"tools": MCP_TOOLS}
+
+    def _call(self, params):
+        name, arguments = params.get("name"), params.get("arguments", {})
+        arguments = {} if arguments is None else arguments
+        if not isinstance(name, str) or name not in self.tools:
+            raise _InvalidParams("Unknown tool: %.100r" % (name,))
+        if not isinstance(arguments, dict):
+            raise _InvalidParams("arguments must be an object")
+        try:
+            _check_arguments(self.tools[name]["inputSchema"], arguments)
+            data = getattr(self, "_" + name)(arguments)
+        except (ToolError, UsageError, StoreError) as exc:
+            return _tool_error(str(exc))
+        except Exception as exc:  # a bug must not take the server down
+            self.log("error in %s: %s: %s" % (name, type(exc).__name__, exc))
+            return _tool_error("unexpected %s: %s" % (type(exc).__name__, exc))
+        return {"content": [{"type": "text", "text": to_json(data)}], "structuredContent": data,
+                "isError": False}
+
+    # --- the tools: each returns what the CLI prints with --json -------------
+    def _memory_search(self, a):
+        for key in ("since", "until"):
+            if a.get(key):
+                to_date(a[key])
+        filters = Filters(a.get("since"), a.get("until"), a.get("path"), False)
+        recent = a.get("half_life") or (DEFAULT_HALF_LIFE if a.get("recent") else None)
+        return search_result(self.store, a["query"], a.get("limit"), a.get("mode"), a.get("min_score"),
+                             filters, a.get("sort"), a.get("compact", False), explain=a.get("explain", False),
+                             recent=recent)
+
+    def _memory_get(self, a):
+        self.store.refresh()
+        return read_cited(self.store.root, a["path"], a.get("from"), a.get("lines"), self.store)
+
+    def _memory_add(self, a):
+        return add_result(self.store, a["text"], a.get("heading"), a.get("tags") or (), a.get("file"),
+                          a.get("request"))
+
+    def _graph(self):
+        from ..links import graph as linker  # loaded only when a client asks for links
+        self.store.refresh()
+        return linker, linker.synced_graph(self.store)
+
+    def _memory_related(self, a):
+        linker, graph = self._graph()
+        return linker.related_report(graph, a["target"], a.get("limit", 5))[1]
+
+    def _memory_entity(self, a):
+        linker, graph = self._graph()
+        return linker.entity_report(graph, a["name"], a.get("limit", 20))[1]
+
+    def _memory_timeline(self, a):
+        return timeline_result(self.store, a["anchor"], a.get("before"), a.get("after"))
+
+    def _memory_context(self, a):
+        return context_result(self.store, a["query"], a.get("budget"))[1]
+
+    def _memory_status(self, a):
+        return status_result(self.store)
+
+
+def _valid_id(ident):
+    return ident is None or isinstance(ident, str) or (isinstance(ident, (int, float)) and not isinstance(ident, bool))
+
+
+class _InvalidParams(Exception):
+    pass
+
+
+def _rpc_error(ident, code, message):
+    return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
+
+
+def _tool_error(message):
+    return {"content": [{"type": "text", "text": " ".join(message.split())}], "isError": True}
+
+
+_JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list}
+
+
+def _check_arguments(schema, arguments):
+    """The subset of JSON Schema the tools use: required, types, enums, bounds."""
+    properties = schema["properties"]
+    for key in schema["required"]:
+        if key not in arguments:
+            raise ToolError("missing argument: %s" % key)
+    for key, value in arguments.items():
+        spec = properties.get(key)
+        if spec is None:
+            raise ToolError("unknown argument: %s (known: %s)" % (key, ", ".join(sorted(properties)) or "none"))
+        kind = _JSON_TYPES[spec["type"]]
+        if not isinstance(value, kind) or (spec["type"] in ("integer", "number") and isinstance(value, bool)) \
+                or (spec["type"] == "number" and value != value):
+            raise ToolError("%s must be of type %s" % (key, spec["type"]))
+        if "enum" in spec and value not in spec["enum"]:
+            raise ToolError("%s must be one of: %s" % (key, ", ".join(spec["enum"])))
+        if "minimum" in spec and value < spec["minimum"] or "maximum" in spec and value > spec["maximum"]:
+            raise ToolError("%s must be between %s and %s" % (key, spec.get("minimum"), spec.get("maximum")))
+        if spec["type"] == "array" and not all(isinstance(v, str) for v in value):
+            raise ToolError("%s must be a list of strings" % key)
+        if spec["type"] == "string" and not value.strip() and key in schema["required"]:
+            raise ToolError("%s is empty" % key)
+
+
+def serve_mcp(store, stdin, stdout, log=None):
+    """Answer MCP messages, one JSON object per line, until stdin ends."""
+    import json
+    server = McpServer(store, log)
+    for raw in stdin:
+        if not raw.strip():
+            continue
+        try:
+            message = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            response = _rpc_error(None, -32700, "Parse error: %s" % str(exc)[:200])
+        else:
+            if isinstance(message, list):
+                response = _rpc_error(None, -32600, "Invalid Request: batches are not supported")
+            else:
+                response = server.handle(message)
+        if response is not None:
+            stdout.write(to_json(response).encode("utf-8", "replace") + b"\n")
+            stdout.flush()
+
+
+def cmd_mcp(args):
+    no_words(args)
+
+    def log(message):
+        sys.stderr.write("memory-search mcp: %s\n" % message)
+        sys.stderr.flush()
+    with embedding_store(args) as store:
+        log("serving %s on stdio" % store.root)
+        serve_mcp(store, sys.stdin.buffer, sys.stdout.buffer, log)
+    return 0

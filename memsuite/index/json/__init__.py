@@ -1,0 +1,1 @@
+"""The JSON backend: the fallback where SQLite has no FTS5."""

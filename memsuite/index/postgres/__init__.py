@@ -1,0 +1,1 @@
+"""The PostgreSQL backend: one memory shared by a team (optional driver)."""

@@ -1,0 +1,151 @@
+"""What an index stores and returns, the filters a search applies, and the sync plan."""
+import time
+
+from ..base.records import record
+from ..files.sources import is_session
+
+
+# Records: what the index stores and returns
+
+StoredChunk = record("StoredChunk", "key path ordinal start_line end_line heading date text hash "
+                                    "units head_units length norm_terms n_grams")
+StoredChunk.__doc__ = ("A chunk as the index returns it: key is the backend's row key, text the "
+                       "chunk's lines as written (private blocks masked), date the file's; units "
+                       "the analysed units of each line (a tuple) and head_units its heading's; "
+                       "length its index terms (BM25's length); norm_terms and n_grams make its "
+                       "vector length (see vector_norm).")
+FileState = record("FileState", "size mtime_ns hash")
+FileState.__doc__ = "What the index remembers of a file: its stat and content hash."
+SyncReport = record("SyncReport", "added updated removed unchanged problems")
+SyncReport.__doc__ = "What a sync did: lists of paths, and (path, issue) pairs."
+Filters = record("Filters", "since until path_glob dated_only source", defaults=(None, None, None, False, None))
+Filters.__doc__ = ("Which files a search may return: dates (YYYY-MM-DD), a path glob, dated only, "
+                   "and the source ('memory' or 'sessions'; None for both).")
+
+BLOCK_LINES = 8  # the index keeps each file's lines once, in compressed blocks of lines
+
+
+def glob_matches(pattern, path):
+    """--path semantics: a glob (* ? [..]); without wildcards, a file or folder prefix."""
+    if not any(c in pattern for c in "*?["):
+        p = pattern.strip("/")
+        return path == p or path.startswith(p + "/")
+    import fnmatch
+    return fnmatch.fnmatchcase(path, pattern)
+
+
+def filters_admit(filters, date, path):
+    """Whether a file (its date, or None, and path) passes the filters.  The
+    one definition: the JSON backend calls it, SQLite calls it from SQL."""
+    if filters is None:
+        return True
+    if filters.source and (filters.source == "sessions") != is_session(path):
+        return False
+    if date is None:
+        if filters.dated_only:
+            return False
+    else:
+        if filters.since and date < filters.since:
+            return False
+        if filters.until and date > filters.until:
+            return False
+    return not filters.path_glob or glob_matches(filters.path_glob, path)
+
+
+def has_filters(filters):
+    return filters is not None and any(filters)
+
+
+class LazyTables:
+    """A backend's parts that a search never needs, made on first use: the
+    linker's tables and stored embeddings, named in TABLES as (module of this
+    package, class)."""
+    TABLES = {}
+
+    def _part(self, name):
+        parts = self.__dict__.setdefault("_parts", {})
+        if name not in parts:
+            module, cls = self.TABLES[name]
+            parts[name] = getattr(__import__("memsuite." + module, fromlist=[cls]), cls)(self)
+        return parts[name]
+
+    links = property(lambda self: self._part("links"), doc="The linker's tables (link_tables.py).")
+    embeddings = property(lambda self: self._part("embeddings"), doc="Stored embeddings (embedding_tables.py).")
+
+
+def stat_digest(found):
+    """A digest of every found file's path, size and modification time: equal
+    to the one the last sync stored, it means nothing changed (without
+    reading what the index knows of each file)."""
+    import zlib
+    data = "\n".join(["%s\t%d\t%d" % (f.path, f.size, f.mtime_ns) for f in found]).encode("utf-8", "surrogatepass")
+    return "%08x%08x-%d" % (zlib.crc32(data), zlib.adler32(data), len(found))
+
+
+def plan_sync(known, found):
+    """Compare stored files {path: FileState} with found SourceFiles.
+
+    Returns (changed, removed, unchanged): changed are SourceFiles whose size
+    or mtime differ (the caller hashes them), removed are stored paths gone.
+    """
+    changed, unchanged = [], []
+    seen = set()
+    for f in found:
+        seen.add(f.path)
+        old = known.get(f.path)
+        if old and old.size == f.size and old.mtime_ns == f.mtime_ns:
+            unchanged.append(f.path)
+        else:
+            changed.append(f)
+    removed = [p for p in known if p not in seen]
+    return changed, removed, unchanged
+
+
+def _batched(values, size=500):
+    """values in lists of at most size (SQLite limits the parameters of a statement)."""
+    values = list(values)
+    for i in range(0, len(values), size):
+        yield values[i:i + size]
+
+
+def _now():
+    return time.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+# The backend contract
+# A backend keeps, for each memory file: its stat, content hash, read issue,
+# date and masked text; for each chunk: file, ordinal, line range, piece,
+# heading trail and text hash; a keyword index over the chunks' index_terms
+# (body and heading columns, BM25 as FTS5 computes it); the document
+# frequency of every feature (scoring terms and trigrams); the totals BM25
+# needs; its metadata (schema version, settings, times); the linker's
+# tables; and the embeddings of a provider.  Both backends
+# (sqlite_index.SqliteBackend, json_index.JsonBackend) implement:
+#
+#   open() / close()           open() raises IndexDamaged for a file that is
+#                              unreadable or not an index of ours, and starts
+#                              afresh (with a warning) when the index was
+#                              built by another schema or other settings
+#   known_files()              {path: FileState}
+#   file_issues()              [(path, issue)]
+#   chunk_count(), total_terms()
+#   doc_freqs(terms)           {term: df} for the terms the index holds
+#   keyword(terms, limit, filters, require_all, prefixes) -> [(key, bm25)]
+#   fetch(keys)                {key: StoredChunk}
+#   chunks_of(path)            [StoredChunk] in order
+#   file_dates()               {path: date or None}
+#   writer(rebuild)            a context manager: remove(path), put(file,
+#                              PreparedFile), touch(file), count_features(df);
+#                              all or nothing
+#   snapshot()                 a context manager: every read inside it sees
+#                              one committed index, whatever writers commit
+#                              meanwhile (a rebuild renumbers files and chunks)
+#   links                      the linker's tables (link_tables.py)
+#   embeddings                 stored embeddings (embedding_tables.py)
+#   stats(), files_on_disk(), backup_to(path), meta(key), set_meta(key, value)
+#                              (set_meta inside a writer is part of its transaction)
+#
+# Errors: IndexDamaged as above (the store moves the files aside and
+# rebuilds); StoreError for what a user can act on; anything else is a bug.
+
+SCHEMA_VERSION = 8

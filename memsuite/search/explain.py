@@ -1,0 +1,103 @@
+"""Hits that explain themselves (search.sh --explain, memory_search's explain):
+for each hit, the query terms it matched after folding, synonyms and
+expansions, each channel's score, what the re-ranking added, and why the
+weaker hits were cut.  Computed beside a search, from its answer: the ranking
+itself is not changed by asking."""
+import sys
+
+from .query import analyse_query
+from .ranking import search, semantic_share
+from ..text.tokenizer import tokenize
+
+# How many more hits than asked for are looked at to say why they were cut.
+CUT_SHOWN = 5
+
+
+def explain(store, query, hits, limit, mode, min_score, filters, params=None):
+    """({hit id: explanation}, [cut hit]): what each hit matched and scored,
+    and the next weaker hits with the reason each was left out."""
+    params = params or store.params
+    q = analyse_query(store, query, params)
+    own = set(q.base)
+    share = _semantic_share(store, query, hits, params)
+    w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode or "hybrid"]
+    factor = _recency(store, params)
+    explained = {}
+    for h in hits:
+        held = set(tokenize(h.text))
+        matched = [{"term": t, "weight": round(q.weights[t], 3), "from": "query" if t in own else "expansion"}
+                   for t in sorted(q.weights, key=lambda t: (-q.weights[t], t)) if t in held]
+        base = (1 - share) * (w * h.keyword + (1 - w) * h.vector) + share * (h.semantic or 0.0)
+        explained[h.id] = {
+            "matched": matched,
+            "missing": sorted(t for t in own if t not in held and len(t) > 1),
+            "channels": dict({"keyword": round(h.keyword, 4), "vector": round(h.vector, 4)},
+                             **({"semantic": round(h.semantic, 4)} if h.semantic is not None else {})),
+            "merged": round(base, 4),
+            "rerank": round(h.score / factor(h.date) - base, 4),  # the one-line and date bonuses, renormalised
+        }
+        if params.recent_half_life > 0:  # --recent: the share of its score the hit kept for its age
+            explained[h.id]["recency"] = round(factor(h.date), 4)
+        if h.id in getattr(hits, "repeats", ()):  # its lines repeat a better hit's: it kept duplicate_share
+            explained[h.id]["repeat"] = params.duplicate_share
+            explained[h.id]["rerank"] = round(h.score / factor(h.date) / params.duplicate_share - base, 4)
+    return explained, _cut(store, query, hits, limit, mode, min_score, filters, params)
+
+
+def _recency(store, params):
+    """date -> the recency factor --recent gave a hit of that date (1.0 without it)."""
+    if params.recent_half_life <= 0:
+        return lambda date: 1.0
+    from .recency import recency_factor, reference_day
+    reference = reference_day(store.file_dates())
+    return lambda date: recency_factor(date, reference, params)
+
+
+def _semantic_share(store, query, hits, params):
+    """The semantic channel's share of the merge, as the ranking gave it."""
+    if not any(h.semantic is not None for h in hits):
+        return 0.0
+    return semantic_share(store, query, params)
+
+
+def _cut(store, query, hits, limit, mode, min_score, filters, params):
+    """The hits a search with no cut would have shown next, and why each was
+    left out: under --min-score, under score_floor, under relative_floor of
+    the best, or past --limit."""
+    shown = {h.id for h in hits}
+    every = search(store, query, (limit or 5) + CUT_SHOWN, mode or "hybrid", 0.0, filters, params)
+    best = every[0].score if every else 0.0
+    out = []
+    for h in every:
+        if h.id in shown:
+            continue
+        if min_score is not None and h.score < min_score:
+            why = "under --min-score %g" % min_score
+        elif min_score is None and h.score < params.score_floor:
+            why = "under the floor %g" % params.score_floor
+        elif min_score is None and h.score < params.relative_floor * best:
+            why = "under %d%% of the best hit (%.3f)" % (round(100 * params.relative_floor), best)
+        else:
+            why = "past --limit %d" % (limit or 5)
+        out.append({"id": h.id, "score": round(h.score, 4), "why": why})
+    return out[:CUT_SHOWN]
+
+
+def print_explained(hits, explained, cut):
+    """The explanation as text, after the hits it explains."""
+    out = sys.stdout
+    out.write("\nwhy these hits:\n")
+    for i, h in enumerate(hits, 1):
+        e = explained[h.id]
+        terms = " ".join("%s%s" % (m["term"], "" if m["weight"] == 1 else "(%g)" % m["weight"]) for m in e["matched"])
+        out.write("%d. %s  %s\n" % (i, h.id, "  ".join("%s %.2f" % kv for kv in e["channels"].items())
+                                    + "  merged %.2f  rerank %+.2f" % (e["merged"], e["rerank"])
+                                    + ("  recency x%.2f" % e["recency"] if "recency" in e else "")
+                                    + ("  repeats a better hit x%.2f" % e["repeat"] if "repeat" in e else "")))
+        lexical = e["channels"]["keyword"] or e["channels"]["vector"]
+        out.write("   matched: %s\n" % (terms or ("(trigrams or prefixes only)" if lexical or not e["channels"].get("semantic")
+                                               else "(no query word: by meaning alone, the semantic channel)")))
+        if e["missing"]:
+            out.write("   not in it: %s\n" % " ".join(e["missing"]))
+    for c in cut:
+        out.write("cut: %s %.2f (%s)\n" % (c["id"], c["score"], c["why"]))

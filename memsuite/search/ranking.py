@@ -1,0 +1,461 @@
+"""Ranking: candidates, the keyword (BM25) and vector (TF-IDF cosine) channels, the merge."""
+import math
+from collections import Counter
+
+from ..text.bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
+from ..text.chinese import SURNAMES, ZH_FREE_CHARS, fold, frame_spans, function_spans, is_cjk, pair_binds
+from .dates import date_matches, query_dates, relative_spans, spans_match
+from ..text.params import DEFAULT_PARAMS
+from .passages import Hits, _passages
+from .query import _is_unigram, analyse_query
+from ..base.records import UsageError, record
+from .snippets import make_snippet
+from ..text.tokenizer import cached_grams, expand
+
+
+DEFAULT_LIMIT = 5
+
+
+# Candidates, as the channels see them
+
+Candidate = record("Candidate", "row lines body head length words norm")
+Candidate.__doc__ = ("A chunk being ranked: its StoredChunk, the scoring terms of each "
+                     "line (for proximity), the term counts of its body and heading, its length "
+                     "in index terms (BM25's), its Latin words as '^word$' (for trigrams), and "
+                     "its vector length.")
+
+
+def make_candidates(rows, params=DEFAULT_PARAMS):
+    """{key: Candidate}: each fetched chunk's terms, expanded from its stored
+    units (overlapping chunks share lines, so each line is expanded once)."""
+    cache = {}
+    out = {}
+    for key, row in rows.items():
+        lines, body = [], Counter()
+        for units in row.units:
+            terms = cache.get(units)
+            if terms is None:
+                terms = cache[units] = expand(units)
+            body.update(terms)
+            lines.append(terms)
+        head = Counter(expand(row.head_units)) if row.head_units else Counter()
+        words = [t for t in body if t.isascii() and len(t) >= 4 and t.isalpha()]
+        words += [t for t in head if t not in body and t.isascii() and len(t) >= 4 and t.isalpha()]
+        out[key] = Candidate(row, lines, body, head, row.length, " ".join("^%s$" % t for t in sorted(words)),
+                             vector_norm(row.norm_terms, row.n_grams, params.gram_weight))
+    return out
+
+
+# The channels and the merge
+
+def discount_longer_words(candidates, query, store, params=DEFAULT_PARAMS):
+    """Count less a query word's occurrences that are part of a longer word:
+    李明 inside 李明轩, 王娟 inside 王娟娟.  An occurrence continues into a
+    longer word (in the body or the heading) when the character beside it
+    is not the query's own next (or previous) one and binds to it as words do in this folder: the pair
+    recurs, and its pointwise mutual information (from document
+    frequencies) passes word_cohesion.  Such occurrences count
+    longer_word_share of one, and a line holding the word only so does not
+    hold it for proximity.  Changes the candidates' term counts; returns
+    the (key, bigram) pairs of chunks holding the word only so."""
+    found = []  # (key, line number in the chunk (-1: its heading), bigram, [pairs beside it])
+    for bigram, before, after in _content_bigrams(query):
+        for key, c in candidates.items():
+            for n, units in enumerate(c.row.units + (c.row.head_units or "",)):
+                n = -1 if n == len(c.row.units) else n
+                for unit in units.split():
+                    at = unit.find(bigram)
+                    while at >= 0:
+                        sides = []
+                        if at and unit[at - 1] != before:
+                            sides.append(unit[at - 1] + bigram[0])
+                        if at + 2 < len(unit) and unit[at + 2] != after:
+                            sides.append(bigram[1] + unit[at + 2])
+                        sides = [p for p in sides if not set(p) & ZH_FREE_CHARS]
+                        found.append((key, n, bigram, sides))
+                        at = unit.find(bigram, at + 1)
+    pairs = {p for _, _, _, sides in found for p in sides}
+    if not pairs:
+        return set()
+    dfs = store.doc_freqs(sorted(pairs | {ch for p in pairs for ch in p}))
+    clean = set()  # (key, line, bigram) with an occurrence of the word itself
+    for key, n, bigram, sides in found:
+        together = params.word_together if bigram[0] in SURNAMES else None  # 张伟 in 张伟明
+        if any(pair_binds(p, dfs, query.n_docs, params.word_cohesion, together) for p in sides):
+            counts = candidates[key].head if n < 0 else candidates[key].body
+            counts[bigram] = max(0.0, counts[bigram] - (1.0 - params.longer_word_share))
+        else:
+            clean.add((key, n, bigram))
+    for key, n, bigram, sides in found:
+        if n >= 0 and (key, n, bigram) not in clean:
+            line = candidates[key].lines[n]
+            candidates[key].lines[n] = [t for t in line if t != bigram]
+    alone = {(key, bigram) for key, _, bigram in clean}
+    only_longer = {(key, bigram) for key, _, bigram, _ in found if (key, bigram) not in alone}
+    _discount_name_characters(candidates, only_longer, params)
+    return only_longer
+
+
+def _discount_name_characters(candidates, only_longer, params):
+    """In a chunk naming a person only by a longer name (张伟明 for 张伟),
+    the characters of the query's name count longer_word_share too: a name
+    never matches inside a longer one.  Only names (a surname first): the
+    characters of other words recur in words of their own."""
+    for key, bigram in only_longer:
+        if bigram[0] in SURNAMES:
+            c = candidates[key]
+            for term in bigram:
+                for counts in (c.body, c.head):
+                    if counts.get(term):
+                        counts[term] *= params.longer_word_share
+
+
+def _content_bigrams(query):
+    """(bigram, the query character before it, after it) of each bigram of a
+    query's CJK runs that lies inside its content words."""
+    out = []
+    for run in query.runs:
+        fn = function_spans(run)
+        for i in range(len(run) - 1):
+            if not (fn[i] or fn[i + 1]) and query.weights.get(run[i:i + 2], 0) >= 1.0:
+                out.append((run[i:i + 2], run[i - 1] if i else None, run[i + 2] if i + 2 < len(run) else None))
+    return out
+
+
+def probe_terms(distinct, dfs, params=DEFAULT_PARAMS):
+    """The terms worth asking the inverted index for: the rarest, as long as
+    their postings stay within probe_postings (once there are enough for a
+    pool).  FTS5 scores every chunk a term matches, so a term in a quarter of
+    a big index costs tens of milliseconds while a chunk holding only it
+    would rank below the chunks holding the rarer terms anyway.  Every query
+    term still counts in the score of the candidates found."""
+    probe, postings = [], 0
+    for term in sorted(distinct, key=lambda t: (dfs[t], t)):
+        if probe and postings >= params.candidate_pool and postings + dfs[term] > params.probe_postings:
+            break
+        probe.append(term)
+        postings += dfs[term]
+    return probe
+
+
+def _holding_many(store, distinct, dfs, filters, params, tries=3):
+    """Chunks holding all the query's terms (else all but the rarest, ...).
+    They rank high whatever the terms' frequency, and asking FTS5 for them is
+    cheap: it scores only the intersection."""
+    ranked = sorted(distinct, key=lambda t: (dfs[t], t))
+    found = {}
+    for skip in range(min(tries, len(ranked) - 1)):
+        found.update(store.keyword(ranked[skip:], params.candidate_pool, filters, require_all=True))
+        if len(found) >= params.candidate_pool // 2:
+            break
+    return found
+
+
+def find_candidates(store, query, filters, params=DEFAULT_PARAMS):
+    """{key: StoredChunk}: the chunks worth scoring.  The keyword index ranks
+    chunks by BM25 over the query's rarer terms and returns the best
+    candidate_pool, plus the chunks holding all (or most) of its terms.  A
+    lone CJK character is asked for as the start of the terms (the index
+    keeps bigrams, and the last character of each run)."""
+    probe = probe_terms(query.probe, query.dfs, params) if query.probe else []
+    exact = [t for t in probe if not _is_unigram(t)]
+    prefixes = [t for t in probe if _is_unigram(t)]
+    # an unknown word brings in the chunks with words sharing its first letters
+    # ("feedlei" -> feed*); the trigram channel then tells them apart
+    prefixes += sorted({w[:params.fuzzy_prefix] for w in query.unknown if len(w) > params.fuzzy_prefix})
+    prefixes += query.prefixes
+    found = dict(store.keyword(exact, params.candidate_pool, filters, prefixes=prefixes))
+    if len(probe) < len(query.probe):
+        found.update(_holding_many(store, query.probe, query.dfs, filters, params))
+    return store.fetch(list(found))
+
+
+def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
+    """{key: score in [0, 1]}: each candidate's BM25 over the query's weighted
+    terms (FTS5's formula) mapped by 1 - exp(-keyword_scale x bm25 / sum of
+    the idf of the query's own words, those no note holds included), about
+    0.78 for a chunk holding every word once.  A long number the index does
+    not know counts where a term of the chunk starts with it."""
+    idf = {t: bm25_idf(query.n_docs, query.dfs[t]) for t in query.weights}
+    scale = sum(query.weights[t] * idf[t] for t in query.base)
+    prefix_counts = {}
+    for p in query.prefixes:
+        prefix_counts[p] = {key: sum(n for t, n in c.body.items() if t.startswith(p))
+                            for key, c in candidates.items()}
+        holding = sum(1 for n in prefix_counts[p].values() if n)
+        idf[p] = bm25_idf(query.n_docs, max(holding, 1))
+        scale += idf[p]
+    # words no note holds count too: a hit holding one of a query's three
+    # words answers a third of it, though the other two are nowhere
+    missing_idf = bm25_idf(query.n_docs, 0)
+    scale += sum(w * missing_idf for w in query.missing.values())
+    scale = scale or 1.0
+    scores = {}
+    for key, c in candidates.items():
+        bm25 = 0.0
+        for t, w in query.weights.items():
+            tf = c.body.get(t, 0) + params.heading_weight * c.head.get(t, 0)
+            if tf:
+                bm25 += w * bm25_weight(tf, idf[t], c.length, avg_length)
+        for p, counts in prefix_counts.items():
+            if counts[key]:
+                bm25 += bm25_weight(counts[key], idf[p], c.length, avg_length)
+        for word in query.unknown:  # a typo holds as much as it resembles a word of the chunk
+            like = _resemblance(word, c.words)
+            if like and word in query.missing:
+                bm25 += like * query.missing[word] * bm25_weight(1, missing_idf, c.length, avg_length)
+        scores[key] = 1.0 - math.exp(-params.keyword_scale * bm25 / scale)
+    return scores
+
+
+def _resemblance(word, chunk_words, least=0.5):
+    """How much an unknown word resembles the closest Latin word of a chunk
+    (Dice coefficient of their trigrams; 0 below least)."""
+    mine = set(cached_grams(word))
+    best = 0.0
+    for w in chunk_words.split():
+        theirs = cached_grams(w[1:-1])
+        if theirs:
+            best = max(best, 2.0 * len(mine.intersection(theirs)) / (len(mine) + len(theirs)))
+    return best if best >= least else 0.0
+
+
+def query_vector(query, store, params=DEFAULT_PARAMS):
+    """ltc query weights {feature: weight} of unit length: log tf x idf (x the
+    term's weight) for terms, gram_weight x idf for the trigrams of its
+    Latin words."""
+    counts = Counter(query.terms + query.unknown)
+    grams = set()
+    for t in counts:
+        grams.update(cached_grams(t))
+    gram_dfs = store.doc_freqs(sorted(grams)) if grams else {}
+    weights = {}
+    for term, w in query.weights.items():
+        weights[term] = w * log_tf(counts.get(term, 1)) * math.log(1 + query.n_docs / query.dfs[term])
+    for gram, df in gram_dfs.items():
+        weights[gram] = params.gram_weight * math.log(1 + query.n_docs / df)
+    absent = sum((w * math.log(1 + query.n_docs)) ** 2 for w in query.missing.values())
+    norm = math.sqrt(sum(w * w for w in weights.values()) + absent) or 1.0
+    return {f: w / norm for f, w in weights.items()}
+
+
+def vector_channel(candidates, qvec, params=DEFAULT_PARAMS):
+    """{key: cosine} of each candidate against the query vector."""
+    qterms = [f for f in qvec if f[0] != "#"]
+    qgrams = [(f[1:], w) for f, w in qvec.items() if f[0] == "#"]  # "#onf" -> "onf"
+    scores = {}
+    for key, c in candidates.items():
+        dot = sum(qvec[t] * log_tf(c.body.get(t, 0) + c.head.get(t, 0)) for t in qterms
+                  if t in c.body or t in c.head)
+        if qgrams:  # a trigram is in the chunk iff it is a substring of its ^word$ list
+            dot += params.gram_weight * sum(w for g, w in qgrams if g in c.words)
+        scores[key] = min(1.0, dot / c.norm)
+    return scores
+
+
+def proximity(candidate, idf, total):
+    """How much of the query a single line of the chunk holds (idf-weighted,
+    0-1): words that meet in one line answer better than words scattered over
+    six."""
+    best = 0.0
+    for terms in candidate.lines:
+        if terms:
+            present = set(terms)
+            best = max(best, sum(w for t, w in idf.items() if t in present))
+    return best / total if total else 0.0
+
+
+MODES = ("hybrid", "keyword", "vector")
+
+
+def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, filters=None,
+           params=None, sync=False):
+    """Rank the memory's chunks for a query: Hits (a list of Hit, best first,
+    and the channels that scored them).
+
+    Hits scoring under min_score are left out; by default (None), those under
+    score_floor or under relative_floor of the best hit (the noise beside a
+    real answer).  min_score=0 keeps every hit.
+
+    With sync=True the index is brought up to date first (the freshness
+    policy of MemoryStore.answer_fresh; store.stale says if it could not be).
+    BM25 picks the candidates, the TF-IDF cosine re-scores them, the best
+    rerank_depth get a bonus for holding the query in one line, and hits that
+    touch in the same file are merged into one passage."""
+    if mode not in MODES:
+        raise UsageError("unknown mode %r (use hybrid, keyword or vector)" % mode)
+    params = params or store.params
+    if sync:
+        return store.answer_fresh(lambda: search(store, query, limit, mode, min_score, filters, params))
+    with store.snapshot():  # candidates and their text from one committed index
+        return _search(store, query, limit, mode, min_score, filters, params)
+
+
+def semantic_share(store, query, params):
+    """The semantic channel's share of a query's score: semantic_weight, but
+    none for a query of numbers alone (a phone or order number has no meaning
+    to compare), and semantic_weight_cjk for a query holding Chinese unless
+    the model reads Chinese (Wi-Fi 密码 is noise to an English model)."""
+    if not any(c.isalpha() for c in query):
+        return 0.0
+    if not getattr(store.embedder, "multilingual", False) and any(is_cjk(c) for c in query):
+        return params.semantic_weight_cjk
+    return params.semantic_weight
+
+
+def _search(store, query, limit, mode, min_score, filters, params):
+    q = analyse_query(store, query, params)
+    channels = ["keyword"] + (["vector"] if mode != "keyword" else [])
+    share = semantic_share(store, query, params) if store.embedder is not None and mode == "hybrid" else 0.0
+    lexical = q.probe or q.unknown or q.prefixes
+    if not lexical and not share:  # no known word, and no meaning to compare
+        return Hits([], channels)
+    rows = find_candidates(store, q, filters, params) if lexical else {}
+    semantic = {}
+    if share > 0:
+        from .embeddings import semantic_channel
+        semantic, rows = semantic_channel(store, query, rows, filters, params)
+    share = share if semantic else 0.0
+    channels += ["semantic"] if semantic else []
+    candidates = make_candidates(rows, params)
+    bound = discount_longer_words(candidates, q, store, params) or set()
+    avg_length = (store.total_terms() / float(q.n_docs)) or 1.0
+    keyword = keyword_channel(candidates, q, avg_length, params)
+    vector = vector_channel(candidates, query_vector(q, store, params), params) if mode != "keyword" else {}
+    w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode]
+    lex = {k: w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0) for k in rows}
+    merged = {k: (1 - share) * lex[k] + share * semantic.get(k, 0.0) for k in rows}
+    if share and params.semantic_fusion == "rrf":
+        merged = rank_fusion(rows, lex, semantic, merged, share, params.rrf_k)
+    order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
+    if mode == "hybrid":
+        order = _rerank(order, candidates, merged, q, query_dates(query), params, fold(query))
+    if q.topic:
+        order = frame_only(order, candidates, merged, q, params, bound)
+    if params.recent_half_life > 0:  # opt-in (--recent): loaded only when asked for
+        from .recency import prefer_recent
+        order = prefer_recent(store, order, rows, merged, params)
+    repeats = set()
+    if params.duplicate_share < 1.0:  # near-duplicate suppression (diversity.py)
+        from .diversity import demote_duplicates
+        order, repeats = demote_duplicates(order, candidates, merged, q, params, min_score)
+
+    hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
+    if min_score is None and hits:
+        floor = max(params.score_floor, params.relative_floor * hits[0].score)
+        hits = [h for h in hits if h.score >= floor]
+    qterms = set(q.weights)
+    hits = [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
+    return Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats])
+
+
+def rank_fusion(rows, lexical, semantic, weighted, share, k):
+    """Reciprocal-rank fusion of the lexical and semantic orders, mapped onto
+    the weighted sum's scale: the hit RRF puts i-th gets the i-th best
+    weighted score, so the scores stay in [0, 1], fall with the rank, and a
+    search keeps the same scores above --min-score as the weighted sum."""
+    def ranks(scores):
+        order = sorted(rows, key=lambda key: (-scores.get(key, 0.0), rows[key].path, rows[key].ordinal))
+        return {key: i + 1 for i, key in enumerate(order) if scores.get(key, 0.0) > 0}
+    by_lexical, by_meaning = ranks(lexical), ranks(semantic)
+    fused = {key: (1 - share) / (k + by_lexical[key]) if key in by_lexical else 0.0 for key in rows}
+    for key, rank in by_meaning.items():
+        fused[key] += share / (k + rank)
+    order = sorted(rows, key=lambda key: (-fused[key], rows[key].path, rows[key].ordinal))
+    return dict(zip(order, sorted(weighted.values(), reverse=True)))
+
+
+def holds_topic(candidate, query, key=None, bound=()):
+    """Whether a chunk holds a word of the query's topic: all the bigrams of
+    a word of up to three characters (张伟 alone does not hold 张伟明), a
+    third of a longer run's (台北酒店 is two words), not counting occurrences inside a longer word
+    (李娜 in 李娜娜); a Latin word itself or, unknown, one it resembles."""
+    def held(t):
+        return (candidate.body.get(t, 0) + candidate.head.get(t, 0) > 0) and (key, t) not in bound
+    if any(held(t) for t in query.weights if t not in query.base and not _is_unigram(t)):
+        return True  # a synonym or regional spelling of a word of the query
+    for word in query.topic:
+        if len(word) == 1 and word[0] in query.unknown and _resemblance(word[0], candidate.words):
+            return True
+        if len(word) == 1 and word[0] in query.prefixes and any(t.startswith(word[0]) for t in candidate.body):
+            return True
+        need = len(word) if len(word) <= 2 else (len(word) + 2) // 3
+        if sum(1 for t in word if held(t)) >= need:
+            return True
+    return False
+
+
+def frame_only(order, candidates, merged, query, params=DEFAULT_PARAMS, bound=()):
+    """A hit holding the query's frame (电话, 名字叫, phone number) but none
+    of its topic answers another question (someone else's phone): it keeps
+    frame_only_share of its score, under the 0.4 of an answer."""
+    for key in order:
+        if not holds_topic(candidates[key], query, key, bound):
+            merged[key] *= params.frame_only_share
+    rows = {k: c.row for k, c in candidates.items()}
+    return sorted(order, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
+
+
+_LABEL = None
+
+
+def _labels_query_word(text, folded_query):
+    """Whether a line of the chunk is labelled by a word of the query: a list
+    of people or a glossary ('- 李明：技术总监', '- Kafka: the queue') says
+    what the line is about before its colon."""
+    global _LABEL
+    if _LABEL is None:
+        import re
+        _LABEL = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?([^:：\n*_]{2,20}?)(?:\*\*|__)?[ \t]*[:：]", re.M)
+    for m in _LABEL.finditer(text):
+        label = fold(m.group(1)).strip()
+        at = folded_query.find(label)
+        if len(label) >= 2 and at >= 0 and (_name_ends_at(folded_query, at, label) if not label.isascii()
+                                             else _word_at(folded_query, at, len(label))):
+            return True
+    return False
+
+
+def _name_ends_at(text, at, label):
+    """Whether a Chinese label found in the query at `at` is not the start of
+    a longer name there: '- 李明：' labels 李明的电话 and 李明生日 (a function
+    or frame word follows), not 李明轩 (another person).  Only names (a
+    surname first), as in _discount_name_characters."""
+    end = at + len(label)
+    if label[0] not in SURNAMES or end >= len(text) or not is_cjk(text[end]) or text[end] in ZH_FREE_CHARS:
+        return True
+    start = end
+    while start > 0 and is_cjk(text[start - 1]):
+        start -= 1
+    stop = end
+    while stop < len(text) and is_cjk(text[stop]):
+        stop += 1
+    run = text[start:stop]
+    return function_spans(run)[end - start] or frame_spans(run)[end - start]
+
+
+def _word_at(text, at, size):
+    before = text[at - 1] if at else " "
+    after = text[at + size] if at + size < len(text) else " "
+    return not (before.isalnum() and before.isascii()) and not (after.isalnum() and after.isascii())
+
+
+def _rerank(order, candidates, merged, q, dates, params, folded=""):
+    """Bonuses for the best hits: the query in one line (proximity), and a
+    file dated on a day the query names or a line that happened then
+    ("yesterday" in a note of the next day; kept in [0, 1] by renormalising)."""
+    idf = {t: w * math.log(1 + q.n_docs / q.dfs[t]) for t, w in q.weights.items()}
+    total = sum(idf[t] for t in q.base)
+    scale = 1 + params.proximity_weight + (params.date_weight if dates else 0.0)
+    for i, key in enumerate(order):
+        score = merged[key]
+        if i < params.rerank_depth:
+            score += params.proximity_weight * proximity(candidates[key], idf, total)
+        row = candidates[key].row
+        if dates and (date_matches(row.date, dates) or spans_match(relative_spans(row.text, row.date), dates)):
+            score += params.date_weight
+        if i < params.rerank_depth and params.label_weight and _labels_query_word(row.text, folded):
+            score += params.label_weight
+        merged[key] = min(1.0, score / scale)
+    rows = {k: c.row for k, c in candidates.items()}
+    return sorted(order, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))

@@ -1,0 +1,1 @@
+"""Layer 2, text: tokens in Chinese and English, stemming, BM25 weights, Markdown, citations."""
