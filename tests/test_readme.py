@@ -1,10 +1,11 @@
-"""The README tells the truth: every `console` example prints what the README
-shows, every usage line in a `sh` block runs (and a search finds something),
-and the MCP client snippets start a server that answers.
+"""The README and docs/*.md tell the truth: every `console` example prints what
+the page shows, every usage line in a `sh` block runs (and a search finds
+something), and the MCP client snippets start a server that answers.
 
 Examples run from the suite's folder with MEMORY_DIR set to a copy of
-examples/memory, as the README's Usage section says.  An example output may
+examples/memory, as the README's usage section says.  An example output may
 end a run of lines with `...`: the lines it stands for are not compared."""
+import glob
 import json
 import os
 import re
@@ -15,6 +16,7 @@ import unittest
 from helpers import ROOT, TempMemory, clean_env
 
 README = os.path.join(ROOT, "README.md")
+GENERATED = ("cli-reference.md",)  # printed by the tools themselves (tests/test_docs.py)
 SKIPPED = ("watch", " mcp", "|", ">", "~", "$(", "--sessions", "printf",  # long-running, piped or machine-specific
            "--namespace", " -o ")  # needs a PostgreSQL server; writes a file
 
@@ -22,6 +24,17 @@ SKIPPED = ("watch", " mcp", "|", ">", "~", "$(", "--sessions", "printf",  # long
 def readme():
     with open(README, encoding="utf-8") as f:
         return f.read()
+
+
+def pages():
+    """[(name, text)] of the README and every written page of docs/."""
+    paths = [README] + sorted(p for p in glob.glob(os.path.join(ROOT, "docs", "*.md"))
+                              if os.path.basename(p) not in GENERATED)
+    found = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            found.append((os.path.relpath(path, ROOT), f.read()))
+    return found
 
 
 def console_examples(text):
@@ -59,27 +72,29 @@ class ReadmeTest(TempMemory):
         return subprocess.run(argv, capture_output=True, text=True, cwd=ROOT,
                               env=clean_env(MEMORY_DIR=self.dir))
 
-    def test_console_examples_print_what_the_readme_shows(self):
-        examples = console_examples(readme())
+    def test_console_examples_print_what_the_pages_show(self):
+        examples = [(page, example) for page, text in pages() for example in console_examples(text)]
         self.assertGreater(len(examples), 6)
-        for command, expected in examples:
-            with self.subTest(command=command):
+        self.assertGreater(len(console_examples(readme())), 3)
+        for page, (command, expected) in examples:
+            with self.subTest(page=page, command=command):
                 self.reset_examples()
                 proc = self.run_example(command.replace("--dir examples/memory ", ""))
                 self.assertEqual(proc.returncode, 0, proc.stderr)
                 actual = proc.stdout.rstrip("\n").split("\n")
-                self.assertTrue(expected, "the README shows no output for %s" % command)
-                self.assertTrue(matches(expected, actual), "README:\n%s\n\nactual:\n%s"
-                                % ("\n".join(expected), "\n".join(actual)))
+                self.assertTrue(expected, "%s shows no output for %s" % (page, command))
+                self.assertTrue(matches(expected, actual), "%s:\n%s\n\nactual:\n%s"
+                                % (page, "\n".join(expected), "\n".join(actual)))
 
     def test_usage_lines_run_and_searches_find_something(self):
         self.reset_examples()
-        commands = usage_lines(readme())
+        commands = [(page, command) for page, text in pages() for command in usage_lines(text)]
         self.assertGreater(len(commands), 20)
-        for command in commands:
-            with self.subTest(command=command):
+        self.assertGreater(len(usage_lines(readme())), 10)
+        for page, command in commands:
+            with self.subTest(page=page, command=command):
                 proc = self.run_example(command)
-                if "OpenClow" in command:  # the README's example of an unknown entity
+                if "OpenClow" in command:  # the docs' example of an unknown entity
                     self.assertEqual(proc.returncode, 1)
                     self.assertIn("did you mean OpenClaw", proc.stderr)
                     continue
@@ -90,7 +105,7 @@ class ReadmeTest(TempMemory):
                     self.assertNotIn("No memories match", proc.stdout)
 
     def test_mcp_snippets_start_a_server(self):
-        snippets = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", readme(), re.S)]
+        snippets = [json.loads(b) for _, text in pages() for b in re.findall(r"```json\n(.*?)```", text, re.S)]
         servers = [s["mcpServers"]["memory"] for s in snippets if "mcpServers" in s] + \
                   [s["mcp"]["servers"]["memory"] for s in snippets if "mcp" in s]
         self.assertEqual(len(servers), 2)  # Claude Code / Desktop, OpenClaw
