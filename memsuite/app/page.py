@@ -21,6 +21,7 @@ from collections import Counter, defaultdict
 from ..links import layout
 from ..text.citations import cite
 from ..text.markdown import content_lines
+from ..text.redact import redact
 
 __all__ = ["collect", "render", "cmd_page", "MAX_LINKS", "MAX_ENTITIES"]
 
@@ -57,7 +58,7 @@ def _shown_lines(row):
     lines = row.text.split("\n")
     out = []
     for i in content_lines(lines):
-        text = lines[i].strip()
+        text = redact(lines[i].strip())  # the page is made to be shared: no secret on it
         if not text or text == "[private]":
             continue
         if len(text) > LINE_WIDTH:
@@ -134,7 +135,7 @@ def collect(store, graph, top=MAX_ENTITIES, keys=None, max_links=MAX_LINKS):
                 citation = cite(row.path, row.start_line, row.end_line)
                 lines = _shown_lines(row)[:LINES_PER_CITATION] if rank < CITED_WITH_LINES and budget > 0 else []
                 chunk_id[ref] = len(chunks)
-                chunks.append([citation, row.heading or "", lines])
+                chunks.append([citation, redact(row.heading or ""), lines])
                 budget -= len(citation) + len((row.heading or "").encode("utf-8")) + 12 + sum(
                     len(t.encode("utf-8")) + 10 for _, t in lines)
             listed[i].append(chunk_id[ref])

@@ -29,6 +29,7 @@ from ..search.ranking import search
 from ..search.recall import estimate_tokens
 from ..files.sources import locate_index_dir, resolve_memory_dir, safe_join, user_cache_dir
 from ..store.memory_store import MemoryStore
+from ..text.redact import redact
 from ..text.tokenizer import tokenize
 
 BRIEF_TOKENS = 1500
@@ -324,7 +325,7 @@ def recall(root, prompt, injected=(), skip_paths=(), budget=RECALL_TOKENS, cut=R
     if not chosen:
         return "", []
     text, ranges = pack_lines(chosen, query, budget)
-    return (text, ranges) if ranges else ("", [])
+    return (redact(text), ranges) if ranges else ("", [])  # recall goes out unasked: no secret in it
 
 
 def user_prompt(hook, event, opts):

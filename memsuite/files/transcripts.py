@@ -3,6 +3,7 @@ import os
 
 from ..text.markdown import mask_private, split_lines
 from ..base.patterns import pattern
+from ..text.redact import redact
 from .sources import SESSIONS_PREFIX, SourceFile
 
 
@@ -18,7 +19,7 @@ def render_transcript(text):
             record = json.loads(line) if line.strip() else None
         except ValueError:
             record = None
-        out.append(transcript_line(record) if isinstance(record, dict) else "")
+        out.append(redact(transcript_line(record)) if isinstance(record, dict) else "")  # indexed: no secret
     return "\n".join(out)
 
 

@@ -5,13 +5,14 @@ from collections import Counter
 
 from ..text.chinese import CJK_CLASS, SURNAMES, ZH_FREE_CHARS, ZH_FUNCTION_WORDS, fold, fold_map, is_cjk
 from ..text.markdown import mask_private
+from ..text.redact import redact
 from ..base.records import record
 from ..text.tokenizer import STOPWORDS
 
 
 # Bump when extract_entities changes what it finds: the stored mentions are
 # then extracted again.
-EXTRACTOR_VERSION = 6  # 6: names seldom seen apart, numeronyms, a folder's own two-character words
+EXTRACTOR_VERSION = 7  # 7: secrets redacted first; 6: names seldom seen apart, numeronyms, a folder's own two-character words
 
 # Extraction
 
@@ -147,7 +148,7 @@ def extract_entities(text, cohesive=None):
     folder (a name of three characters, not two and a verb); without it, a
     name is two characters and a third that is no particle."""
     import unicodedata
-    text = unicodedata.normalize("NFKC", mask_private(text))  # ＳＤＫ -> SDK
+    text = unicodedata.normalize("NFKC", redact(mask_private(text)))  # ＳＤＫ -> SDK; a secret is no entity
     patterns = _re()
     taken = []  # spans already claimed by a stronger pattern
     out = []
