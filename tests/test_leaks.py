@@ -96,3 +96,66 @@ class SecretsStayHomeTest(TempMemory):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+MAX_QUERY_CHARS = 2000  # the documented maximum (memsuite.text.tokenizer.MAX_QUERY_CHARS)
+
+
+class BoundedQueryTest(TempMemory):
+    """Every per-query cost is bounded: a query longer than the documented
+    maximum is refused in one line by the CLI and MCP alike, and up to it no
+    word or number of words makes the work grow without bound (the timing is
+    bench/long_query.py's)."""
+
+    def setUp(self):
+        super().setUp()
+        self.copy_examples()
+
+    def test_the_documented_maximum(self):
+        from memsuite.text import tokenizer
+        self.assertEqual(getattr(tokenizer, "MAX_QUERY_CHARS", None), MAX_QUERY_CHARS)
+
+    def test_an_overlong_query_is_refused_in_one_line(self):
+        code, out, err = run(memory_search.main, "--dir", self.dir, "a" * (MAX_QUERY_CHARS + 1))
+        self.assertEqual(code, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("query too long", err)
+        self.assertNotIn("Traceback", err)
+        code, out, err = run(memory_search.main, "--dir", self.dir, "OpenClaw " + "a" * (MAX_QUERY_CHARS - 9))
+        self.assertEqual(code, 0, err)
+
+    def test_mcp_refuses_it_the_same_way(self):
+        from test_agents import McpClient
+        client = McpClient(self, self.dir)
+        client.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                      "clientInfo": {"name": "test", "version": "1"}})
+        for tool in ("memory_search", "memory_context"):
+            result = client.call(tool, query="a" * (MAX_QUERY_CHARS + 1))
+            self.assertTrue(result["isError"], result)
+            self.assertIn("query too long", result["content"][0]["text"])
+        self.assertFalse(client.call("memory_search", query="a" * MAX_QUERY_CHARS)["isError"])
+
+    def asked(self, query):
+        """The terms analysing query asks the index for, and the analysed query."""
+        import memory_store
+        from memsuite.search.query import analyse_query
+        store = memory_store.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.sync()
+        asked = []
+        real = store.doc_freqs
+        store.doc_freqs = lambda terms: asked.extend(terms) or real(terms)
+        return asked, analyse_query(store, query)
+
+    def test_one_long_word_is_not_split_every_way(self):
+        asked, _ = self.asked("a" * 2000)  # was: every split of it, 4,000 pieces of up to 2,000 letters
+        self.assertLess(len(asked), 50, len(asked))
+        self.assertLess(sum(map(len, asked)), 5000)
+
+    def test_many_unknown_words_are_matched_by_resemblance_a_few_at_a_time(self):
+        import random
+        import string
+        rand = random.Random(5)
+        words = " ".join("".join(rand.choice(string.ascii_lowercase) for _ in range(4)) for _ in range(400))
+        _, q = self.asked(words[:2000])
+        self.assertLessEqual(len(q.unknown), 16)  # each is a pass over every candidate's words

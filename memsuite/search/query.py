@@ -4,7 +4,8 @@ from ..text.chinese import EN_FRAME_WORDS, ZH_FREE_CHARS, frame_spans, function_
 from ..text.params import DEFAULT_PARAMS
 from ..base.records import UsageError, record
 from .synonyms import expansions
-from ..text.tokenizer import text_units, cached_grams, expand, index_terms, tokenize
+from ..text.tokenizer import (MAX_SPLIT_WORD, MAX_UNKNOWN_WORDS, text_units, cached_grams, check_query_length, expand, index_terms,
+                               tokenize)
 
 
 # Query analysis
@@ -37,6 +38,7 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
     distinct terms."""
     if not query or not query.strip():
         raise UsageError("empty query")
+    check_query_length(query)
     if not query.isascii():  # undecodable bytes from a shell arrive as lone surrogates
         query = query.encode("utf-8", "replace").decode("utf-8")
     units = text_units(query)
@@ -57,7 +59,7 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
                 extra[t] = max(extra.get(t, 0.0), weight)
     distinct = list(dict.fromkeys(terms + list(extra)))[:4 * params.max_query_terms]
     dfs = store.doc_freqs(distinct)
-    unknown = [t for t in dict.fromkeys(terms) if not dfs.get(t) and cached_grams(t)]
+    unknown = [t for t in dict.fromkeys(terms) if not dfs.get(t) and cached_grams(t)][:MAX_UNKNOWN_WORDS]
     prefixes = [t for t in dict.fromkeys(terms) if not dfs.get(t) and _is_long_code(t)]
     parts = _compound_parts(store, unknown, dfs)
     terms = [p for t in terms for p in parts.get(t, (t,))]
@@ -191,7 +193,7 @@ def _is_unigram(term):
 
 def _compound_parts(store, words, dfs):
     """{word: (left, right)} for unknown words that are two known words joined."""
-    splits = {w: [(w[:i], w[i:]) for i in range(3, len(w) - 2)] for w in words if len(w) >= 6}
+    splits = {w: [(w[:i], w[i:]) for i in range(3, len(w) - 2)] for w in words if 6 <= len(w) <= MAX_SPLIT_WORD}
     pieces = sorted({p for pairs in splits.values() for pair in pairs for p in pair})
     if not pieces:
         return {}
