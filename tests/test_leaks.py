@@ -159,3 +159,48 @@ class BoundedQueryTest(TempMemory):
         words = " ".join("".join(rand.choice(string.ascii_lowercase) for _ in range(4)) for _ in range(400))
         _, q = self.asked(words[:2000])
         self.assertLessEqual(len(q.unknown), 16)  # each is a pass over every candidate's words
+
+
+class SubcommandAfterOptionsTest(TempMemory):
+    """A subcommand is found wherever the global options put it, for every
+    wrapper: `search.sh --dir DIR hook prompt` runs the hook, not a search
+    for the word "hook"."""
+
+    def setUp(self):
+        super().setUp()
+        self.copy_examples()
+
+    def wrapper(self, script, *argv, stdin=b""):
+        import subprocess
+        from helpers import ROOT, clean_env
+        return subprocess.run([os.path.join(ROOT, script)] + list(argv), input=stdin, capture_output=True,
+                              env=clean_env(), cwd=self.tmp, timeout=120)
+
+    def test_hook_after_dir(self):
+        event = json.dumps({"session_id": "s1", "hook_event_name": "UserPromptSubmit", "cwd": self.tmp,
+                            "prompt": "How is the blog's RSS feed configured?"}).encode()
+        first = self.wrapper("search.sh", "hook", "--dir", self.dir, stdin=event)
+        for n, argv in enumerate((("--dir", self.dir, "hook"), ("--dir=" + self.dir, "hook", "prompt"),
+                                  ("--dir", self.dir, "hook", "prompt"))):
+            p = self.wrapper("search.sh", *argv, stdin=event.replace(b'"s1"', b'"s%d"' % (n + 2)))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            out = json.loads(p.stdout.decode())
+            self.assertEqual(out["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit", argv)
+            self.assertEqual(out, json.loads(first.stdout.decode()), argv)
+
+    def test_every_wrapper_finds_its_subcommand_after_options(self):
+        cases = [("search.sh", ("--dir", self.dir, "--json", "status"), '"chunks"'),
+                 ("search.sh", ("--dir", self.dir, "get", "MEMORY.md", "--json"), '"total_lines"'),
+                 ("search.sh", ("--json", "--dir", self.dir, "context", "OpenClaw"), '"budget"'),
+                 ("link.sh", ("--dir", self.dir, "--json", "entities"), '"entities"'),
+                 ("link.sh", ("--json", "--dir", self.dir, "entity", "OpenClaw"), '"name"'),
+                 ("reindex.sh", ("--dir", self.dir, "--json", "--check"), '"stale"')]
+        for script, argv, expect in cases:
+            p = self.wrapper(script, *argv)
+            self.assertEqual(p.returncode, 0, (script, argv, p.stderr))
+            self.assertIn(expect, p.stdout.decode(), (script, argv))
+
+    def test_a_word_after_double_dash_is_still_a_query(self):
+        p = self.wrapper("search.sh", "--dir", self.dir, "--json", "--", "hook")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout.decode())["query"], "hook")

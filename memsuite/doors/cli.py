@@ -83,9 +83,11 @@ Command.__doc__ = ("A subcommand: its options, usage line, description, handler(
                    "whether it takes words, and what its help ends with (examples).")
 
 
-def split_subcommand(argv, commands):
+def split_subcommand(argv, commands, others=()):
     """(subcommand or None, the other arguments).  The first word that is not
-    an option (or an option's value) picks the subcommand; after '--' all is words."""
+    an option (or an option's value) picks the subcommand, wherever the global
+    options put it; after '--' all is words.  others: subcommands with a parser
+    of their own (search.sh hook), found the same way."""
     takes_value = {f for c in commands.values() for o in c.opts if o.metavar for f in o.flags}
     i = 0
     while i < len(argv):
@@ -95,7 +97,7 @@ def split_subcommand(argv, commands):
         if arg.startswith("-"):
             i += 2 if arg in takes_value else 1
             continue
-        if arg in commands:
+        if arg in commands or arg in others:
             return arg, argv[:i] + argv[i + 1:]
         break
     return None, argv

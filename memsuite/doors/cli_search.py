@@ -2,7 +2,7 @@
 loaded only when run), and the search command itself."""
 import sys
 
-from .cli import Command, embedding_store, run_cli, use_colour
+from .cli import Command, embedding_store, run_cli, split_subcommand, use_colour
 from ..app.commands import empty_note, recent_params, run_search, search_result
 from ..index.records import Filters, glob_matches
 from ..base.jsonout import print_json
@@ -239,7 +239,8 @@ COMMANDS = {
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["hook"]:  # agent lifecycle hooks: they fail open, never the CLI's errors
+    name, rest = split_subcommand(argv, COMMANDS, others=("hook",))
+    if name == "hook":  # agent lifecycle hooks, after --dir DIR too: they fail open, never the CLI's errors
         from .hooks import main as hook_main
-        return hook_main(argv[1:])
-    return run_cli(argv, COMMANDS, "reindex" if argv[:1] == ["reindex"] else "search")
+        return hook_main(rest)
+    return run_cli(argv, COMMANDS, "reindex" if name == "reindex" else "search")
