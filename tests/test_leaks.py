@@ -204,3 +204,45 @@ class SubcommandAfterOptionsTest(TempMemory):
         p = self.wrapper("search.sh", "--dir", self.dir, "--json", "--", "hook")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(json.loads(p.stdout.decode())["query"], "hook")
+
+
+class WatchFreshnessTest(TempMemory):
+    """With watch running, a note another program wrote a moment ago is found
+    by the next search: the search looks at the watcher's recent files and
+    the folders' times itself.  The watcher looks only every 30 s here, so
+    only the search's own look can find it."""
+    files = {"memory/2026-11-29.md": "# 2026-11-29\n- 09:00 bought bread\n", "MEMORY.md": "# Facts\nhello\n"}
+
+    def start_watch(self):
+        import subprocess
+        import time
+        from helpers import ROOT, clean_env
+        proc = subprocess.Popen([os.path.join(ROOT, "search.sh"), "--dir", self.dir, "watch", "--quiet",
+                                 "--interval", "30"], env=clean_env(), stderr=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL)
+        self.addCleanup(lambda: proc.poll() is not None or (proc.kill(), proc.wait()))
+        beat = os.path.join(self.dir, ".memory", "watch.heartbeat")
+        deadline = time.time() + 30
+        while not os.path.exists(beat) and time.time() < deadline:
+            time.sleep(0.05)
+        self.assertTrue(os.path.exists(beat))
+
+    def find(self, word):
+        code, out, err = run(memory_search.main, "--dir", self.dir, word, "--json")
+        self.assertEqual(code, 0, err)
+        doc = json.loads(out)
+        self.assertEqual(doc["checked"]["by"], "watch")
+        self.assertEqual(doc["checked"]["recent_files_seconds_ago"], 0.0)
+        return [h["path"] for h in doc["results"]]
+
+    def test_a_note_appended_to_a_recent_file_is_found_at_once(self):
+        self.start_watch()
+        with open(os.path.join(self.dir, "memory", "2026-11-29.md"), "a", encoding="utf-8") as f:
+            f.write("- 10:00 湘湖骑行 with Anna\n")
+        self.assertEqual(self.find("湘湖骑行"), ["memory/2026-11-29.md"])
+
+    def test_a_new_file_is_found_at_once(self):
+        self.start_watch()
+        with open(os.path.join(self.dir, "memory", "2026-11-30.md"), "w", encoding="utf-8") as f:
+            f.write("# 2026-11-30\n- cycling round Xianghu lake\n")
+        self.assertEqual(self.find("Xianghu"), ["memory/2026-11-30.md"])

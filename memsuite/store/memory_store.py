@@ -209,6 +209,10 @@ class MemoryStore:
             files += discover_sessions(self.sessions_dir)
         return files, problems
 
+    def stat(self, paths):
+        """SourceFiles of these relative paths, those that exist."""
+        return self._stat(paths)
+
     def _stat(self, paths):
         memory = [p for p in paths if not is_session(p)]
         found = stat_sources(self.root, memory)
@@ -285,10 +289,26 @@ class MemoryStore:
                 self.warn("warning: %s; answers may be stale" % exc)
                 self.stale = True
         else:
+            self._catch_up_with_watcher()
             self.stale = False
         if self.embedder is not None:
             self.fill_vectors()
         return self.stale
+
+    def _catch_up_with_watcher(self):
+        """Look at what a live watcher looks at every interval (its recent
+        files; the folders' times, which move when a file is added or
+        removed), so a note written since its last look is found now."""
+        from .watched import changed_since_watch
+        try:
+            changed = changed_since_watch(self)
+            if changed is None:
+                self.sync()
+            elif changed:
+                self.sync(only=changed)
+            self.checked_by["recent_files_seconds_ago"] = 0.0
+        except StoreError:
+            pass  # the watcher is writing: what it writes is what this search would have
 
     # --- vectors of the embedding provider ---------------------------------------
     EMBED_BATCH = 64
