@@ -211,7 +211,7 @@ class AddTest(TempMemory):
         code, out, err = self.add("-", "--file", "MEMORY.md", "--json", input_text="line one\nline two\n")
         self.assertEqual(code, 0, err)
         self.assertEqual(json.loads(out), {"id": "MEMORY.md:4-5", "path": "MEMORY.md", "start_line": 4,
-                                           "end_line": 5, "created": False, "indexed": True})
+                                           "end_line": 5, "created": False, "heading": "Facts", "indexed": True})
         with open(os.path.join(self.dir, "MEMORY.md"), encoding="utf-8") as f:
             self.assertEqual(f.read(), "# Facts\nlast line without newline\n\nline one\nline two\n")
 

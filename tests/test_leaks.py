@@ -246,3 +246,68 @@ class WatchFreshnessTest(TempMemory):
         with open(os.path.join(self.dir, "memory", "2026-11-30.md"), "w", encoding="utf-8") as f:
             f.write("# 2026-11-30\n- cycling round Xianghu lake\n")
         self.assertEqual(self.find("Xianghu"), ["memory/2026-11-30.md"])
+
+
+class AddPlacementTest(TempMemory):
+    """A note without --heading goes where a reader of the file expects it,
+    and --json says which heading it landed under."""
+    DAY = "memory/2026-11-30.md"
+
+    def add(self, *argv, stdin=None):
+        import sys
+        if stdin is not None:
+            real, sys.stdin = sys.stdin, io.StringIO(stdin)
+            self.addCleanup(setattr, sys, "stdin", real)
+        code, out, err = run(memory_search.main, "--dir", self.dir, "add", "--json", *argv)
+        self.assertEqual(code, 0, err)
+        return json.loads(out)
+
+    def lines(self, rel):
+        with open(os.path.join(self.dir, *rel.split("/")), encoding="utf-8") as f:
+            return f.read().split("\n")
+
+    def under(self, rel, line):
+        """The last heading above a 1-based line."""
+        return next(l for l in reversed(self.lines(rel)[:line]) if l.startswith("#"))
+
+    def test_a_plain_note_after_a_named_section_of_a_days_log_is_not_in_it(self):
+        import re
+        self.write(self.DAY, "# 2026-11-30\n\n- 09:00 breakfast\n")
+        doc = self.add("妈妈生日 12月3日", "--heading", "家人", "--file", self.DAY)
+        self.assertEqual(doc["heading"], "家人")
+        for argv, stdin in ((("-", "--file", self.DAY), "从标准输入来的一条\n"), (("retry me", "--file", self.DAY), None)):
+            doc = self.add(*argv, stdin=stdin)
+            self.assertRegex(doc["heading"], r"^\d\d:\d\d$")
+            self.assertNotEqual(self.under(self.DAY, doc["start_line"]), "## 家人")
+            self.assertTrue(re.match(r"^## \d\d:\d\d$", self.under(self.DAY, doc["start_line"])))
+        text = "\n".join(self.lines(self.DAY))
+        self.assertEqual(text.count("## 家人"), 1)
+        self.assertIn("## 家人\n- 妈妈生日 12月3日\n", text)
+        self.assertEqual(len(re.findall(r"^## \d\d:\d\d$", text, re.M)), 1)  # the second note joins the first
+
+    def test_a_plain_note_in_a_days_log_with_no_section_goes_at_the_end(self):
+        self.write(self.DAY, "# 2026-11-30\n\n- 09:00 breakfast\n")
+        doc = self.add("lunch with Anna", "--file", self.DAY)
+        self.assertEqual(doc["heading"], "2026-11-30")
+        self.assertEqual(self.lines(self.DAY), ["# 2026-11-30", "", "- 09:00 breakfast", "- lunch with Anna", ""])
+
+    def test_memory_md_never_puts_a_note_in_or_after_a_private_section(self):
+        before = "# Long-term\n\n## Travel\n- window seat on trains\n\n## Accounts\n<private>\n- PIN 4242\n</private>\n"
+        self.write("MEMORY.md", before)
+        doc = self.add("Prefers aisle seats", "--file", "MEMORY.md")
+        self.assertEqual(doc["heading"], "Notes")
+        lines = self.lines("MEMORY.md")
+        self.assertEqual("\n".join(lines[:9]) + "\n", before)  # every earlier line as it was
+        self.assertEqual(lines[9:], ["", "## Notes", "- Prefers aisle seats", ""])
+        doc = self.add("Allergic to peanuts", "--file", "MEMORY.md")
+        self.assertEqual((doc["heading"], doc["start_line"]), ("Notes", 13))  # the same section, its end
+
+    def test_a_note_after_a_closed_private_block_under_no_section(self):
+        self.write("MEMORY.md", "# Long-term\n- likes tea\n<private>\n- PIN 4242\n</private>\n")
+        doc = self.add("Prefers aisle seats", "--file", "MEMORY.md")
+        self.assertEqual(doc["heading"], "Notes")
+        self.assertEqual(self.lines("MEMORY.md")[5:], ["", "## Notes", "- Prefers aisle seats", ""])
+
+    def test_a_new_daily_log_says_its_date(self):
+        doc = self.add("first note of the day")
+        self.assertEqual(doc["heading"], __import__("time").strftime("%Y-%m-%d"))

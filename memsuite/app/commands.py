@@ -76,7 +76,7 @@ def add_result(store, text, heading=None, tags=(), path=None, request=None):
             indexed = False
     doc = {"id": cite(added.path, added.start_line, added.end_line), "path": added.path,
            "start_line": added.start_line, "end_line": added.end_line, "created": added.created,
-           "indexed": indexed}
+           "heading": added.heading, "indexed": indexed}
     if request:
         doc.update(request=request, repeated=repeated)
     return doc

@@ -56,7 +56,8 @@ MCP_TOOLS = [
           {"path": dict(_STRING, description="a citation, a chunk id (file.md#2) or a file"),
            "from": {"type": "integer", "minimum": 1}, "lines": {"type": "integer", "minimum": 1}}, ["path"]),
     _tool("memory_add", "Add a memory",
-          "Append a note to today's daily log (or to a named memory file); returns its citation.",
+          "Append a note to today's daily log (or to a named memory file); returns its citation "
+          "and the heading it landed under.",
           {"text": _STRING, "heading": _STRING, "tags": {"type": "array", "items": _STRING},
            "file": dict(_STRING, description="a memory file inside the folder, e.g. MEMORY.md"),
            "request": dict(_STRING, description="a key for this note: a retry with the same key "
