@@ -311,3 +311,124 @@ class AddPlacementTest(TempMemory):
     def test_a_new_daily_log_says_its_date(self):
         doc = self.add("first note of the day")
         self.assertEqual(doc["heading"], __import__("time").strftime("%Y-%m-%d"))
+
+
+class SmallItemsTest(TempMemory):
+    """Issue 28 item 7, one test each."""
+
+    def search(self, *argv, env=None):
+        return run(memory_search.main, "--dir", self.dir, *argv)
+
+    def test_a_gbk_note_is_named_with_the_command_that_converts_it(self):
+        import subprocess
+        self.write("memory/2026-11-01.md", "# 2026-11-01\n- 湘湖骑行 with Anna\n")
+        gbk = self.write("memory/2026-11-02.md", "# 2026-11-02\n- 今天去西湖边散步，买了龙井茶叶。\n".encode("gbk"))
+        code, out, err = self.search("status", "--json")
+        self.assertEqual(code, 0, err)
+        problem = {p["path"]: p for p in json.loads(out)["problem_files"]}["memory/2026-11-02.md"]
+        self.assertEqual(problem["issue"], "gbk")
+        self.assertIn("GBK", problem["fix"])
+        code, out, err = self.search("龙井")
+        self.assertIn("memory/2026-11-02.md (gbk)", err)  # the search says a file was skipped
+        self.assertIn("skipped", err)
+        code, out, err = self.search("湘湖", "--json")
+        self.assertEqual(json.loads(out)["skipped"], [{"path": "memory/2026-11-02.md", "issue": "gbk"}])
+        command = problem["fix"].split("convert it: ", 1)[1]
+        subprocess.run(command, shell=True, check=True, cwd=self.tmp)  # the command given converts it
+        with open(gbk, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "# 2026-11-02\n- 今天去西湖边散步，买了龙井茶叶。\n")
+        code, out, err = self.search("龙井", "--json")
+        self.assertEqual([h["path"] for h in json.loads(out)["results"]], ["memory/2026-11-02.md"])
+        self.assertNotIn("skipped", err)
+
+    def test_get_of_a_file_ending_inside_an_unclosed_private_block(self):
+        self.write("MEMORY.md", "# Facts\n- a\n<private>\n- secret\n")
+        code, out, err = self.search("get", "MEMORY.md", "--json")
+        self.assertEqual(code, 0, err)
+        doc = json.loads(out)
+        self.assertEqual((doc["total_lines"], doc["end_line"], len(doc["lines"])), (4, 4, 4))
+        self.assertNotIn("secret", out)
+
+    def test_status_times_what_the_wrappers_run(self):
+        import stat
+        import subprocess
+        import sys
+        from helpers import ROOT, clean_env
+        shim = os.path.join(self.tmp, "python3-shim")
+        with open(shim, "w") as f:
+            f.write("#!/bin/sh\nsleep 0.4\nexec %s \"$@\"\n" % sys.executable)
+        os.chmod(shim, os.stat(shim).st_mode | stat.S_IEXEC)
+        p = subprocess.run([os.path.join(ROOT, "search.sh"), "--dir", self.dir, "status", "--json"],
+                           capture_output=True, env=clean_env(MEMORY_PYTHON=shim), timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        python = json.loads(p.stdout)["python"]
+        self.assertGreaterEqual(python["startup_ms"], 400)  # the shim's delay, which every call pays
+        self.assertEqual(python["timed"], shim)
+
+    def test_embed_auto_says_when_it_falls_back(self):
+        from unittest import mock
+        self.write("MEMORY.md", "# Facts\n- hello world\n")
+        report = {"requested": "auto", "provider": None, "model": None, "dim": None,
+                  "skipped": {"sentence-transformers": "not importable", "ollama": "connection refused"}}
+        with mock.patch("memsuite.search.embeddings.make_embedder", return_value=(None, report)):
+            code, out, err = self.search("hello", "--embed", "auto")
+        self.assertEqual(code, 0, err)
+        self.assertIn("embeddings off", err)
+        self.assertIn("ollama: connection refused", err)
+
+    def test_embed_choices_hide_test_hash_which_still_works(self):
+        code, out, err = self.search("--help")
+        line = next(l for l in out.splitlines() if "--embed" in l)
+        self.assertNotIn("test-hash", out)
+        self.assertIn("auto", line)
+        code, out, err = self.search("hello", "--embed", "nonsense")
+        self.assertEqual(code, 2)
+        self.assertNotIn("test-hash", err)
+        self.write("MEMORY.md", "# Facts\n- hello world\n")
+        code, out, err = self.search("hello", "--embed", "test-hash", "--json")
+        self.assertEqual(code, 0, err)
+        self.assertIn("semantic", json.loads(out)["channels"])
+
+    def test_short_option_with_its_value_attached(self):
+        self.copy_examples()
+        code, out, err = self.search("RSS", "-n1", "--json")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(json.loads(out)["results"]), 1)
+        code, out, err = run(memory_linker.main, "--dir", self.dir, "related", "memory/2026-02-20.md#0", "-n2",
+                             "--json")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(json.loads(out)["results"]), 2)
+
+    def test_context_with_a_tiny_budget_says_why(self):
+        self.write("MEMORY.md", "# Facts\n\n## Trips\n- " + "Kyoto trip with the whole family in spring " * 12 + "\n")
+        code, out, err = self.search("context", "Kyoto", "--budget", "10")
+        self.assertEqual(code, 2)
+        self.assertIn("at least 50", err)
+        self.assertEqual(len(err.strip().splitlines()), 1)
+        code, out, err = self.search("context", "Kyoto", "--budget", "50", "--json")
+        self.assertEqual(code, 0, err)
+        doc = json.loads(out)
+        self.assertNotIn("Kyoto trip", doc["text"])  # no line of the passage fits: only headings
+        self.assertRegex(doc["note"], r"try --budget \d+")
+        need = int(doc["note"].rsplit(" ", 1)[1])
+        code, out, err = self.search("context", "Kyoto", "--budget", str(need), "--json")
+        self.assertIn("Kyoto trip", json.loads(out)["text"])  # the budget it names holds the passage's line
+
+    def test_source_sessions_without_a_sessions_folder_says_so(self):
+        self.copy_examples()
+        code, out, err = self.search("RSS", "--source", "sessions", "--json")
+        self.assertEqual(code, 0, err)
+        doc = json.loads(out)
+        self.assertEqual(doc["results"], [])
+        self.assertIn("--sessions", doc["note"])
+        self.assertIn("no sessions folder", err)
+
+    def test_related_lists_one_window_of_a_section(self):
+        self.copy_examples()
+        for target in ("memory/2026-02-19.md#0", "memory/2026-02-20.md#0", "MEMORY.md#1"):
+            code, out, err = run(memory_linker.main, "--dir", self.dir, "related", target, "--json", "-n", "10")
+            self.assertEqual(code, 0, err)
+            found = [(r["path"], r["start_line"], r["end_line"]) for r in json.loads(out)["results"]]
+            for i, (p, a, b) in enumerate(found):
+                for q, c, d in found[i + 1:]:
+                    self.assertFalse(p == q and a <= d and c <= b, (target, found))

@@ -2,6 +2,7 @@
 and the hooks read, so the doors cannot drift apart.  Each takes a store (or a
 folder) and plain arguments, and returns JSON-ready data."""
 from ..text.citations import cite
+from ..text.markdown import is_heading
 from ..index.records import Filters
 from ..search.passages import Hits
 from ..search.ranking import DEFAULT_LIMIT, search
@@ -43,10 +44,27 @@ def search_result(store, query, limit=None, mode=None, min_score=None, filters=N
             result["explain"] = details[result["id"]]
     if store.checked_by:
         doc["checked"] = store.checked_by
-    note = empty_note(store)
+    skipped = skipped_files(store)
+    if skipped:
+        doc["skipped"] = skipped
+    note = empty_note(store) or no_sessions_note(store, filters)
     if note and not hits:
         doc["note"] = note
     return doc
+
+
+def no_sessions_note(store, filters):
+    """Why --source sessions finds nothing when no sessions folder is set, or None."""
+    if filters and filters.source == "sessions" and not store.sessions_dir:
+        return ("--source sessions searches only session transcripts, and no sessions folder is set "
+                "(--sessions DIR or MEMORY_SESSIONS_DIR)")
+    return None
+
+
+def skipped_files(store):
+    """[{path, issue}] of the notes a search cannot see: another encoding
+    (gbk, utf-16), binary or unreadable (search.sh status says how to fix)."""
+    return [{"path": p, "issue": i} for p, i in store.backend.file_issues() if i != "invalid-utf8"]
 
 
 def empty_note(store):
@@ -93,8 +111,26 @@ def context_result(store, query, budget=None, filters=None):
     store.refresh()
     budget = budget or DEFAULT_BUDGET
     text, entries = context_pack(store, query, budget, filters)
-    return text, {"query": query, "budget": budget, "tokens": estimate_tokens(text), "stale": store.stale,
-                  "text": text, "entries": [entry_json(e) for e in entries]}
+    doc = {"query": query, "budget": budget, "tokens": estimate_tokens(text), "stale": store.stale,
+           "text": text, "entries": [entry_json(e) for e in entries]}
+    if not any(l.strip() and not is_heading(l) for e in entries for l in e.text.split("\n")):
+        doc["note"] = _no_passage_note(store, query, budget, filters)  # headings alone answer nothing
+    return text, doc
+
+
+def _no_passage_note(store, query, budget, filters):
+    """Why a pack holds no passage: nothing matched, or the budget has no
+    room for the best one's first line (and the budget that would)."""
+    best = search(store, query, 1, filters=filters or Filters())
+    if not best:
+        return empty_note(store) or "no memory matches the query"
+    lines = best[0].text.split("\n")
+    upto = next((i for i, l in enumerate(lines) if l.strip() and not is_heading(l)), len(lines) - 1)
+    need = estimate_tokens("## Memories for: %s\n\n[%s] %s\n" % (" ".join(query.split()), best[0].id,
+                                                                  best[0].heading or "")) + 2 + sum(
+        estimate_tokens(l) + 1 for l in lines[:upto + 1])  # a pack keeps a passage's lines from its first
+    return "a budget of %d tokens has no room for the best passage (%s); try --budget %d" % (
+        budget, best[0].id, max(need, budget + 1))
 
 
 def status_result(store):

@@ -40,6 +40,9 @@ def parse_args(argv, opts, takes_words=True):
             args["help"] = True
             continue
         flag, eq, inline = arg.partition("=")
+        if flag not in by_flag and not arg.startswith("--") and len(arg) > 2 and arg[:2] in by_flag \
+                and by_flag[arg[:2]].metavar is not None:
+            flag, eq, inline = arg[:2], "=", arg[2:]  # a short option with its value attached: -n1
         opt = by_flag.get(flag)
         if opt is None:
             hint = (" (to search for text that starts with '-', put -- before it: -- %s)" % arg
@@ -209,7 +212,8 @@ def embedding_store(args):
         store.close()
         raise
     report = store.embed_report
-    if store.embedder is None and report["requested"] not in ("off", "auto"):
+    if store.embedder is None and report["requested"] != "off":  # auto too: say it fell back, and why
         reasons = "; ".join("%s: %s" % kv for kv in report["skipped"].items())
-        store.warn("warning: embeddings off (%s); keyword search only" % reasons)
+        store.warn("%s: embeddings off (%s); keyword search only"
+                   % ("note" if report["requested"] == "auto" else "warning", reasons))
     return store

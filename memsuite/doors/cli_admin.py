@@ -45,9 +45,11 @@ def cmd_status(args):
                 watcher["pid"], "checking every %gs" % watcher["interval"] if watcher["fresh"]
                 else "not running" if not watcher["alive"] else "not heard from since %s" % time.strftime(
                     "%H:%M:%S", time.localtime(watcher["checked"])))),
-            ("python", "%s %s, starts in %s" % (info["python"]["executable"], info["python"]["version"],
-                                                 "%.0f ms" % info["python"]["startup_ms"]
-                                                 if info["python"]["startup_ms"] else "?")),
+            ("python", "%s %s, starts in %s%s" % (
+                info["python"]["executable"], info["python"]["version"],
+                "%.0f ms" % info["python"]["startup_ms"] if info["python"]["startup_ms"] else "?",
+                "" if info["python"]["timed"] == info["python"]["executable"]
+                else " (as the wrappers run it: %s)" % info["python"]["timed"])),
             ("embedding", _embedding_line(info["embedding"])),
             ("stale files", ", ".join(info["stale_files"]) or "none"),
             ("problem files", "none" if not info["problem_files"] else "")]
@@ -60,7 +62,7 @@ def cmd_status(args):
     for label, value in rows:
         sys.stdout.write("%-15s %s\n" % (label + ":", value))
     for p in info["problem_files"]:
-        sys.stdout.write("  %s (%s)\n" % (p["path"], p["issue"]))
+        sys.stdout.write("  %s (%s)%s\n" % (p["path"], p["issue"], ": " + p["fix"] if p.get("fix") else ""))
     for p in info["unclosed_private"]:
         sys.stdout.write("warning: %s: <private> at line %d is never closed: everything after it is "
                          "hidden from search, and add refuses this file\n" % (p["path"], p["line"]))

@@ -43,6 +43,8 @@ def cmd_context(args):
         print_json(doc)
     else:
         sys.stdout.write(text)
+        if doc.get("note"):
+            sys.stderr.write("context: note: %s\n" % doc["note"])
     return 0
 
 

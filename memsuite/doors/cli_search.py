@@ -3,10 +3,10 @@ loaded only when run), and the search command itself."""
 import sys
 
 from .cli import Command, embedding_store, run_cli, split_subcommand, use_colour
-from ..app.commands import empty_note, recent_params, run_search, search_result
+from ..app.commands import empty_note, no_sessions_note, recent_params, run_search, search_result, skipped_files
 from ..index.records import Filters, glob_matches
 from ..base.jsonout import print_json
-from ..base.options import (COMMON_OPTS, EMBED_CHOICES, FORCE_OPT, Opt, to_choice, to_count, to_date, to_days, to_folder,
+from ..base.options import (COMMON_OPTS, EMBED_CHOICES, EMBED_SHOWN, FORCE_OPT, Opt, to_budget, to_choice, to_count, to_date, to_days, to_folder,
                       to_positive_int, to_seconds, to_unit_score)
 from ..text.params import DEFAULT_HALF_LIFE
 from ..search.ranking import MODES
@@ -38,8 +38,8 @@ def print_hits(hits, query, colour):
 
 # CLI
 
-EMBED_OPT = Opt(("--embed",), "embed", "PROVIDER", to_choice(*EMBED_CHOICES),
-                "semantic search with an embedding provider: " + ", ".join(EMBED_CHOICES)
+EMBED_OPT = Opt(("--embed",), "embed", "PROVIDER", to_choice(*EMBED_SHOWN, hidden=EMBED_CHOICES),
+                "semantic search with an embedding provider: " + ", ".join(EMBED_SHOWN)
                 + " (default $MEMORY_EMBED, else off)")
 
 
@@ -89,7 +89,7 @@ WATCH_OPTS = COMMON_OPTS + [
     EMBED_OPT,
 ]
 CONTEXT_OPTS = COMMON_OPTS + [o for o in SEARCH_OPTS if o.dest in ("since", "until", "dated_only", "path")] + [
-    Opt(("--budget",), "budget", "TOKENS", to_positive_int, "size of the pack (default 1500)"),
+    Opt(("--budget",), "budget", "TOKENS", to_budget, "size of the pack (default 1500, at least 50)"),
     EMBED_OPT,
 ]
 GET_OPTS = COMMON_OPTS + [
@@ -153,6 +153,7 @@ def cmd_search(args):
         hits = run_search(store, query, args.limit, args.mode, args.min_score, filters, args.sort, recent)
         related = linked_memories(store, hits) if args.related else None
         explain_no_hits(store, hits, args)
+        say_skipped(store)
         if args.json:
             doc = search_result(store, query, args.limit, args.mode, args.min_score, filters, compact=args.compact,
                                 hits=hits, explain=args.explain, recent=recent)
@@ -177,11 +178,21 @@ def explain_no_hits(store, hits, args):
     """A note on stderr when nothing matched for a reason the user can fix."""
     if hits:
         return
-    note = empty_note(store)
+    note = empty_note(store) or no_sessions_note(store, Filters(source=args.source))
     if note:
         sys.stderr.write("search: note: %s\n" % note)
     elif args.path and not any(glob_matches(args.path, p) for p in store.known_files()):
         sys.stderr.write("search: note: no memory file matches --path %r\n" % args.path)
+
+
+def say_skipped(store):
+    """A note on stderr naming the files no search can see (another encoding)."""
+    skipped = skipped_files(store)
+    if skipped:
+        sys.stderr.write("search: note: %d file%s skipped, not searchable: %s (search.sh status says how to fix)\n"
+                         % (len(skipped), "" if len(skipped) == 1 else "s",
+                            ", ".join("%s (%s)" % (s["path"], s["issue"]) for s in skipped[:3])
+                            + (" and %d more" % (len(skipped) - 3) if len(skipped) > 3 else "")))
 
 
 def linked_memories(store, hits, limit=3):

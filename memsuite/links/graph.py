@@ -304,7 +304,11 @@ class LinkGraph:
                                    row.heading, row.date, round(score, 4), names,
                                    _line_with(row.text, names)))
         results.sort(key=lambda r: (-r.score, r.path, r.start_line))
-        return results[:limit]
+        kept = []
+        for r in results:  # overlapping windows of one section: the better one only
+            if not _overlaps(r, kept):
+                kept.append(r)
+        return kept[:limit]
 
     def related_to_hits(self, hits, limit=3):
         """Memories linked to search hits by shared entities, not already among them."""
