@@ -432,3 +432,76 @@ class SmallItemsTest(TempMemory):
             for i, (p, a, b) in enumerate(found):
                 for q, c, d in found[i + 1:]:
                     self.assertFalse(p == q and a <= d and c <= b, (target, found))
+
+
+class EntityFragmentTest(TempMemory):
+    """Pieces of words are no entities (线上变 of 线上变更, 类小工具, 二周,
+    上线前, `1MB`, `memory/`), in a folder where each recurs."""
+    DAYS = [
+        "- 10:00 线上变更评审，张伟明负责数据库迁移。\n- 写了几个类小工具来处理日志。\n- 上线前要检查 Redis 配置，缓存上限设成 `1MB`。",
+        "- 线上变更之前先在预发环境验证，张伟明确认了回滚方案。\n- 每二周和李娜开一次周会。\n- 笔记都放在 `memory/` 目录下。",
+        "- 线上变更窗口改到周四晚上。\n- 上线前跑一遍回归测试，张伟明说没问题。\n- 做了一个类小工具统计接口耗时。",
+        "- 张伟明和李娜娜讨论了线上变更的审批流程。\n- 上线前的检查清单更新了。\n- 每二周做一次备份演练，文件上限 `1MB`。",
+        "- 和张伟明对齐了下周的线上变更计划。\n- `memory/` 里的笔记整理了一遍。\n- 李娜提醒上线前通知客服。",
+        "- 张伟明请假，线上变更延期。\n- 上线前又发现一个配置问题。",
+        "- 张伟明回来了，完成线上变更。\n- 这类小工具以后统一放到 tools 仓库。",
+    ]
+
+    def test_fragments_are_no_entities(self):
+        for i, text in enumerate(self.DAYS):
+            self.write("memory/2026-11-%02d.md" % (10 + i), "# 2026-11-%02d\n\n%s\n" % (10 + i, text))
+        code, out, err = run(memory_linker.main, "--dir", self.dir, "entities", "--top", "200", "--json")
+        self.assertEqual(code, 0, err)
+        names = {e["name"] for e in json.loads(out)["entities"]}
+        self.assertIn("张伟明", names)  # real entities stay
+        self.assertIn("小工具", names)
+        for fragment in ("线上变", "类小工具", "二周", "上线前", "1MB", "memory/"):
+            self.assertNotIn(fragment, names)
+
+
+class DefinedNamesTest(TempMemory):
+    """Issue 27: a People list names 张伟 and 张伟明 with their roles, 张伟
+    appears in a dozen daily logs and 张伟明 alone in many more: the linker
+    keeps them apart (李娜 and 李娜娜 too), and link.sh entity 张伟明 works."""
+
+    def setUp(self):
+        super().setUp()
+        import random
+        rand = random.Random(3)
+        zw = ["张伟让我周五前交季度报告。", "和张伟过了一遍预算。", "张伟说下周出差去上海。", "张伟批准了请假申请。",
+              "跟张伟汇报了项目进度。", "张伟在周会上表扬了团队。"]
+        zwm = ["张伟明修好了支付接口的超时问题。", "和张伟明一起排查数据库慢查询。", "张伟明负责这次线上发布。",
+               "张伟明提交了缓存改造的代码。", "张伟明说回滚脚本已经准备好。", "找张伟明确认接口文档。"]
+        later = ["继续写文档", "要早起", "开评审会", "去医院复查", "说明一下需求"]
+        for d in range(1, 25):
+            lines = [rand.choice(zw)] if d <= 12 else []
+            if d % 2 == 0 or d > 12:
+                lines.append(rand.choice(zwm))
+            if d % 5 == 0:
+                lines.append(["李娜安排了测试计划。", "李娜娜排了下周的值班表。"][d % 2])
+            lines += ["午饭吃了牛肉面。", "明天%s。" % later[d % 5]]
+            self.write("memory/2026-10-%02d.md" % d, "# 2026-10-%02d\n\n" % d + "".join("- %s\n" % l for l in lines))
+        self.write("MEMORY.md", "# 长期记忆\n\n## People\n- 张伟：直属领导，技术总监，手机 138-0013-8000\n"
+                                "- 张伟明：后端工程师，负责支付和数据库\n- 李娜：测试负责人\n- 李娜娜：运维，排值班表\n")
+
+    def entity(self, name):
+        code, out, err = run(memory_linker.main, "--dir", self.dir, "entity", name, "--json", "-n", "50")
+        self.assertEqual(code, 0, err)
+        return json.loads(out)
+
+    def test_zhang_weiming_is_not_zhang_wei(self):
+        longer, shorter = self.entity("张伟明"), self.entity("张伟")
+        self.assertEqual(longer["name"], "张伟明")
+        self.assertGreaterEqual(longer["files"], 15)
+        self.assertLessEqual(shorter["files"], 13)  # the People list and the dozen logs that name 张伟
+        for a in shorter["appears"]:
+            with open(os.path.join(self.dir, *a["path"].split("/")), encoding="utf-8") as f:
+                text = f.read().replace("张伟明", "")
+            self.assertIn("张伟", text, a["path"])  # every file it lists names 张伟 himself
+
+    def test_li_na_and_li_nana_stay_apart(self):
+        self.assertEqual(self.entity("李娜娜")["name"], "李娜娜")
+        self.assertEqual(self.entity("李娜")["name"], "李娜")
+        code, out, err = run(memory_linker.main, "--dir", self.dir, "entities", "--top", "200", "--json")
+        names = {e["name"] for e in json.loads(out)["entities"]}
+        self.assertFalse({"李娜安", "张伟批", "张伟汇"} & names, names)
