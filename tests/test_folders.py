@@ -196,6 +196,21 @@ class DoorsAgreeTest(TempMemory):
         self.assertEqual(sorted(status), sorted(cli))
 
 
+def add_while_busy(folder, text, wait_ms=300):
+    """search.sh add run in this process, the index's busy timeout cut from
+    10 s to wait_ms (the add gives up on indexing just the same, sooner)."""
+    import contextlib
+    import io
+    from unittest import mock
+    from memsuite.index.sqlite import index as sqlite_index
+    out, err = io.StringIO(), io.StringIO()
+    with mock.patch.object(sqlite_index, "BUSY_TIMEOUT_MS", wait_ms), \
+            mock.patch.object(sqlite_index._retry_while_locked, "__defaults__", (wait_ms / 1000.0,)), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = memory_search.main(["add", text, "--json", "--dir", folder])
+    return code, out.getvalue(), err.getvalue()
+
+
 class RetriedAddTest(TempMemory):
     def test_a_request_key_makes_a_retry_write_nothing(self):
         self.write("MEMORY.md", "# Memory\n")
@@ -216,7 +231,7 @@ class RetriedAddTest(TempMemory):
         holder = sqlite3.connect(os.path.join(self.dir, ".memory", "index.sqlite3"), timeout=0)
         self.addCleanup(holder.close)
         holder.execute("BEGIN IMMEDIATE")  # another writer holds the index
-        code, out, err = run_script("search.sh", "add", "Saved anyway.", "--json", "--dir", self.dir)
+        code, out, err = add_while_busy(self.dir, "Saved anyway.")
         holder.execute("ROLLBACK")
         self.assertEqual(code, 0, err)
         doc = json.loads(out)

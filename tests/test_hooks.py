@@ -143,6 +143,22 @@ def check_citations(test, folder, context):
     return blocks
 
 
+def wait_for_lock_waiter(lock_path, proc, seconds=30):
+    """Whether a process came to wait for the flock on lock_path (Linux:
+    /proc/locks lists waiters with '->'); elsewhere, a pause of 1.5 s."""
+    if not os.path.exists("/proc/locks"):
+        time.sleep(1.5)
+        return False
+    inode = ":%d " % os.stat(lock_path).st_ino
+    deadline = time.time() + seconds
+    while time.time() < deadline and proc.poll() is None:
+        with open("/proc/locks") as f:
+            if any("->" in line and inode in line + " " for line in f):
+                return True
+        time.sleep(0.05)
+    return False
+
+
 class SessionStartTest(HookCase):
     def test_startup_brief_is_cited_framed_and_bounded(self):
         context, _ = self.hook("SessionStart", source="startup")
@@ -349,8 +365,10 @@ class CaptureTest(HookCase):
                                  stderr=subprocess.PIPE, env=self.env)
             p.stdin.write(raw)
             p.stdin.close()
-            time.sleep(1.5)
+            waiting = wait_for_lock_waiter(lock_path, p)  # the capture reached the lock and waits there
             self.assertEqual(self.session_files(), [], "wrote while another writer held the lock")
+            self.assertIsNone(p.poll(), "the capture finished while another writer held the lock")
+            self.assertTrue(waiting or not os.path.exists("/proc/locks"), "the capture never waited for the lock")
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
         self.assertEqual(p.wait(60), 0)
         p.stdout.close()

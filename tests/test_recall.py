@@ -266,9 +266,19 @@ class WatchTest(TempMemory):
         env = clean_env()
         proc = subprocess.Popen([os.path.join(ROOT, "search.sh"), "--dir", self.dir, "watch", "--quiet",
                                  "--interval", "0.2"], env=env, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.5)
-        self.write("MEMORY.md", "# Facts\nchanged\n")
-        time.sleep(1.0)
+        self.addCleanup(lambda: proc.poll() is not None or proc.kill())
+        beat = os.path.join(self.dir, ".memory", "watch.heartbeat")
+        deadline = time.time() + 30
+        while not os.path.exists(beat) and time.time() < deadline:
+            time.sleep(0.05)
+        self.write("MEMORY.md", "# Facts\nchanged, and longer\n")
+        store = ms.MemoryStore(self.dir)  # reads the index as the watcher left it: no sync of its own
+        self.addCleanup(store.close)
+        size = os.path.getsize(os.path.join(self.dir, "MEMORY.md"))
+        deadline = time.time() + 30
+        while store.known_files().get("MEMORY.md", (None,))[0] != size and time.time() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(store.known_files()["MEMORY.md"][0], size, "the watcher never synced the change")
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=20)
         self.assertEqual((proc.returncode, err), (0, ""))
