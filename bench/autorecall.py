@@ -119,28 +119,30 @@ def cites(text, q):
 
 def replay_persona(root, folder, prompts, others, call):
     """One record per prompt of a persona, on its memory as it grows."""
-    persona, records, k = os.path.basename(root), [], 0
+    persona, records = os.path.basename(root), []
     for session, step in realmem.replay(root, folder, prompts):
         sid = session_id(persona, session)
-        out, brief_seconds = call(folder, payload("SessionStart", sid, folder, source="startup"))
-        brief = injected(out)
+        brief = call(folder, payload("SessionStart", sid, folder, source="startup"))
         for q in step:
-            out, seconds = call(folder, payload("UserPromptSubmit", sid, folder, prompt=q["query"]))
-            text = injected(out)
-            other = realmem.foreign_prompt(others, k)
-            other_out, other_seconds = call(folder, payload("UserPromptSubmit", session_id(persona, q["id"], "other"),
-                                                            folder, prompt=other["query"]))
-            prompt_session, prompt_turn = cites(text, q)
-            brief_session, brief_turn = cites(brief, q)
-            records.append({"persona": persona, "split": q["split"], "category": q["category_name"], "id": q["id"],
-                            "prompt_session": prompt_session, "prompt_turn": prompt_turn,
-                            "brief_session": brief_session, "brief_turn": brief_turn,
-                            "chars": len(text), "tokens": memory_search.estimate_tokens(text) if text else 0,
-                            "ms": seconds * 1000,
-                            "brief_chars": len(brief), "brief_ms": brief_seconds * 1000,
-                            "other_silent": not injected(other_out), "other_ms": other_seconds * 1000})
-            k += 1
+            own = call(folder, payload("UserPromptSubmit", sid, folder, prompt=q["query"]))
+            other = realmem.foreign_prompt(others, len(records))  # the same time step of the next persona
+            foreign = call(folder, payload("UserPromptSubmit", session_id(persona, q["id"], "other"), folder,
+                                           prompt=other["query"]))
+            records.append(record(q, own, brief, foreign))
     return records
+
+
+def record(q, own, brief, foreign):
+    """What one prompt got: each of own, brief, foreign is (hook stdout, seconds)."""
+    text, brief_text = injected(own[0]), injected(brief[0])
+    prompt_session, prompt_turn = cites(text, q)
+    brief_session, brief_turn = cites(brief_text, q)
+    return {"persona": q["corpus"], "split": q["split"], "category": q["category_name"], "id": q["id"],
+            "prompt_session": prompt_session, "prompt_turn": prompt_turn,
+            "brief_session": brief_session, "brief_turn": brief_turn,
+            "chars": len(text), "tokens": memory_search.estimate_tokens(text) if text else 0, "ms": own[1] * 1000,
+            "brief_chars": len(brief_text), "brief_ms": brief[1] * 1000,
+            "other_silent": not injected(foreign[0]), "other_ms": foreign[1] * 1000}
 
 
 def hook_log(folder):
