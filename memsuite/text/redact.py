@@ -29,6 +29,9 @@ _SECRET_PATTERNS = [
     r"(?i)--?(?:password|passwd|pwd|token|secret|api-?key|access-key)[= ]\S{3,}",
     # the same in Chinese: 密码是 xxx, 密钥：xxx, 令牌 xxx
     r"(?:密码|口令|密钥|秘钥|令牌|私钥)\s*(?:是|为|:|：|=)\s*[^\s，。,;；]{4,}",
+    # a secret another tool already masked, its first 6 and last 4 characters kept
+    # (OpenClaw's transcripts: sk-ant…2345); a digit, - or _ tells it from "really…okay"
+    r"(?<![\w…])(?=[\w+/=.:-]{0,5}[\d_-]|[\w+/=.:-]{6}…[\w+/=.-]{0,3}[\d_-])[\w+/=.:-]{6}…[\w+/=.-]{4}(?![\w…])",
 ]
 _secret_re = None
 
