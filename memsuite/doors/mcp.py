@@ -14,6 +14,7 @@ from ..text.params import DEFAULT_HALF_LIFE
 from ..search.ranking import MODES
 from ..base.records import StoreError, UsageError
 from ..search.results import read_cited
+from ..text.tokenizer import MAX_QUERY_CHARS
 
 
 # MCP server: the same library calls for any MCP client, over stdio
@@ -24,6 +25,7 @@ from ..search.results import read_cited
 MCP_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 SERVER_VERSION = "1.0.0"
 _STRING = {"type": "string"}
+_QUERY = dict(_STRING, maxLength=MAX_QUERY_CHARS)  # longer is refused, as by the CLI
 _LIMIT = {"type": "integer", "minimum": 1, "maximum": 50}
 
 
@@ -40,7 +42,7 @@ MCP_TOOLS = [
           "Search the user's Markdown memory (daily logs, MEMORY.md) in Chinese or English. Use before "
           "answering about past work, decisions, people, preferences or dates. Returns hits with "
           "citations (path:first-last); scores of 0.4 and more answer most of the query.",
-          {"query": _STRING, "limit": _LIMIT, "since": dict(_STRING, description="YYYY-MM-DD"),
+          {"query": _QUERY, "limit": _LIMIT, "since": dict(_STRING, description="YYYY-MM-DD"),
            "until": dict(_STRING, description="YYYY-MM-DD"), "path": dict(_STRING, description="glob or folder"),
            "min_score": {"type": "number", "minimum": 0, "maximum": 1},
            "mode": {"type": "string", "enum": list(MODES)}, "compact": {"type": "boolean"},
@@ -75,7 +77,7 @@ MCP_TOOLS = [
            "after": {"type": "integer", "minimum": 0, "maximum": 50}}, ["anchor"]),
     _tool("memory_context", "Context pack",
           "The best passages for a query as one Markdown block within a token budget.",
-          {"query": _STRING, "budget": {"type": "integer", "minimum": 50, "maximum": 32000}}, ["query"]),
+          {"query": _QUERY, "budget": {"type": "integer", "minimum": 50, "maximum": 32000}}, ["query"]),
     _tool("memory_status", "Memory status", "The index's state: folder, files, chunks, what is stale.", {}),
 ]
 
