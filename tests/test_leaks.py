@@ -341,6 +341,14 @@ class SmallItemsTest(TempMemory):
         self.assertEqual([h["path"] for h in json.loads(out)["results"]], ["memory/2026-11-02.md"])
         self.assertNotIn("skipped", err)
 
+    def test_a_latin1_note_is_still_read_not_taken_for_gbk(self):
+        self.write("memory/2026-11-03.md", "# 2026-11-03\n- naïve résumé at the café, über straße\n".encode("latin-1"))
+        code, out, err = self.search("status", "--json")
+        issues = {p["path"]: p["issue"] for p in json.loads(out)["problem_files"]}
+        self.assertEqual(issues["memory/2026-11-03.md"], "invalid-utf8")  # read with replacement characters
+        code, out, err = self.search("straße", "--json")
+        self.assertNotIn("skipped", out)
+
     def test_get_of_a_file_ending_inside_an_unclosed_private_block(self):
         self.write("MEMORY.md", "# Facts\n- a\n<private>\n- secret\n")
         code, out, err = self.search("get", "MEMORY.md", "--json")

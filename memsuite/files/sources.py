@@ -272,14 +272,22 @@ def read_source(abspath):
 
 def _looks_gbk(data):
     """Whether bytes that are not UTF-8 read as Chinese in GBK (GB18030):
-    most of their non-ASCII characters are common CJK ones."""
+    most of their non-ASCII characters are common Chinese characters and
+    punctuation (in GB2312), as Latin-1 accents (café, naïve) never are."""
     try:
         text = data.decode("gb18030")
     except UnicodeDecodeError:
         return False
     wide = [c for c in text if ord(c) > 127]
-    return bool(wide) and sum("\u4e00" <= c <= "\u9fff" or "\u3000" <= c <= "\u303f" or "\uff00" <= c <= "\uffef"
-                              for c in wide) >= 0.9 * len(wide)
+    return bool(wide) and sum(_in_gb2312(c) for c in wide) >= 0.9 * len(wide)
+
+
+def _in_gb2312(char):
+    try:
+        char.encode("gb2312")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 # How to convert a note in another encoding to UTF-8 (iconv is on macOS and Linux).
