@@ -48,6 +48,7 @@ def queries():
         ("max of short random words", words(m)[:m]),
         ("max of 4-letter random words", " ".join(letters(4) for _ in range(m))[:m]), ("max random CJK", cjk(m)),
         ("max digits", "".join(rand.choice(string.digits) for _ in range(m))),
+        ("max of 9-digit numbers", " ".join(str(rand.randint(10 ** 8, 10 ** 9)) for _ in range(m))[:m]),
         ("max of code-like words", " ".join("%s-%d" % (letters(4), rand.randint(1000, 99999))
                                             for _ in range(m))[:m]),
     ]
