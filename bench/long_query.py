@@ -100,7 +100,7 @@ def measure(folder, query):
     proc.stdin.write(query.encode("utf-8"))
     proc.stdin.close()
     _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else status >> 8
+    proc.returncode = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
     return time.perf_counter() - start, usage.ru_maxrss / 1024.0, proc.returncode
 
 
