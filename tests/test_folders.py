@@ -126,7 +126,7 @@ class FreshOpenClawWorkspaceTest(TempMemory):
         self.assertFalse(os.path.exists(os.path.join(ROOT, "memory")))
         self.assertIn("no memory folder found", err)
         self.assertIn("MEMORY_DIR", err)
-        self.assertEqual(len(err.strip().splitlines()), 1)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
 
 
 class MemoryFilesOnlyTest(TempMemory):
