@@ -197,31 +197,54 @@ def print_related(related):
                          % (r.score, r.path, r.start_line, r.end_line, r.heading, ", ".join(r.shared[:4]), via))
 
 
+def door(name):
+    """The module that runs a subcommand, imported only when it runs (a
+    search never loads the MCP server)."""
+    if name == "mcp":
+        from . import mcp as module
+    elif name == "watch":
+        from . import watch as module
+    elif name == "report":
+        from . import cli_link as module
+    elif name in ("get", "timeline", "context"):
+        from . import cli_recall as module
+    else:
+        from . import cli_admin as module
+    return module
+
+
 COMMANDS = {
     None: Command(SEARCH_OPTS, "search.sh [options] QUERY...",
                   "Search the Markdown memory folder (hybrid BM25 + TF-IDF), with citations.", cmd_search,
                   True, SEARCH_HELP),
     "get": Command(GET_OPTS, "search.sh get PATH [--from N] [--lines M] [--json]",
-                   "Print lines of a memory file (never outside the memory folder).", "doors.cli_recall:cmd_get"),
+                   "Print lines of a memory file (never outside the memory folder).",
+                   lambda args: door("get").cmd_get(args)),
     "timeline": Command(TIMELINE_OPTS, "search.sh timeline ID|CITATION|DATE [--before N] [--after N] [--full]",
                         "What happened around a memory in time: the chunks before and after it in its "
-                        "file and in the daily logs of the days around it, oldest first.", "doors.cli_recall:cmd_timeline"),
+                        "file and in the daily logs of the days around it, oldest first.",
+                        lambda args: door("timeline").cmd_timeline(args)),
     "context": Command(CONTEXT_OPTS, "search.sh context QUERY... [--budget TOKENS] [--json]",
                        "The best passages for a query, with citations, as one Markdown block that fits "
                        "a token budget (1 token per CJK character, 1 per 4 other characters).",
-                       "doors.cli_recall:cmd_context"),
+                       lambda args: door("context").cmd_context(args)),
     "add": Command(ADD_OPTS, "search.sh add TEXT|- [--heading H] [--tag T]... [--file PATH] [--json]",
                    "Append a note to today's daily log (memory/YYYY-MM-DD.md), or to --file; - reads "
-                   "the note from standard input.  Prints where it went (path:first-last).", "doors.cli_admin:cmd_add"),
+                   "the note from standard input.  Prints where it went (path:first-last).",
+                   lambda args: door("add").cmd_add(args)),
     "mcp": Command(COMMON_OPTS + [EMBED_OPT], "search.sh mcp [--dir DIR]",
                    "Serve the memory to an MCP client over stdio (JSON-RPC 2.0, one message per line): "
                    "memory_search, memory_get, memory_add, memory_related, memory_entity, "
-                   "memory_timeline, memory_context, memory_status.", "doors.mcp:cmd_mcp", False),
+                   "memory_timeline, memory_context, memory_status.",
+                   lambda args: door("mcp").cmd_mcp(args), False),
     "watch": Command(WATCH_OPTS, "search.sh watch [--interval SECONDS] [--quiet]",
                      "Keep the index fresh until stopped (Ctrl-C or SIGTERM); searches meanwhile skip "
-                     "their own check of the folder.", "doors.watch:cmd_watch", False),
-    "status": Command(COMMON_OPTS + [EMBED_OPT], "search.sh status [--json]", "Show the index's state.", "doors.cli_admin:cmd_status"),
-    "sync": Command(COMMON_OPTS + [EMBED_OPT], "search.sh sync [--json]", "Bring the index up to date.", "doors.cli_admin:cmd_sync"),
+                     "their own check of the folder.",
+                     lambda args: door("watch").cmd_watch(args), False),
+    "status": Command(COMMON_OPTS + [EMBED_OPT], "search.sh status [--json]", "Show the index's state.",
+                      lambda args: door("status").cmd_status(args)),
+    "sync": Command(COMMON_OPTS + [EMBED_OPT], "search.sh sync [--json]", "Bring the index up to date.",
+                    lambda args: door("sync").cmd_sync(args)),
     "report": Command(COMMON_OPTS + [
         Opt(("--html",), "html", None, None, "the page as HTML (the one format so far)"),
         Opt(("--output", "-o"), "output", "FILE", to_folder, "write to FILE instead of standard output"),
@@ -229,11 +252,13 @@ COMMANDS = {
         Opt(("--top",), "top", "N", to_positive_int, "entities on the page (default 2000)")],
         "search.sh report --html [-o FILE [--force]] [--top N]",
         "One self-contained HTML page of what the memory holds: the entity graph, a timeline, "
-        "citations with their lines (the same page as link.sh graph --format html).", "doors.cli_link:cmd_report", False),
+        "citations with their lines (the same page as link.sh graph --format html).",
+        lambda args: door("report").cmd_report(args), False),
     "reindex": Command(REINDEX_OPTS, "reindex.sh [--check] [--json] [--dir DIR] [--backend NAME]",
                        "Back up the index (the last 3 are kept) and rebuild it from the Markdown.\n"
                        "--check changes nothing and exits 0 either way (with --json it says\n"
-                       "\"stale\": true or false).", "doors.cli_admin:cmd_reindex", False, REINDEX_HELP),
+                       "\"stale\": true or false).",
+                       lambda args: door("reindex").cmd_reindex(args), False, REINDEX_HELP),
 }
 
 

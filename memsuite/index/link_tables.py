@@ -4,7 +4,7 @@ from collections import Counter
 
 from ..base.fileio import FileLock, write_json_atomic
 from .records import _batched
-from .sqlite.index import _WriteTransaction
+from .sqlite.schema import WriteTransaction
 
 
 # Link tables: the linker's entity mentions, kept beside the chunks.  A
@@ -69,7 +69,7 @@ class SqliteLinks:
         version = "%s %s" % (version, self.backend.settings)
         if self._version() == version:
             return
-        with _WriteTransaction(self.conn) as conn:
+        with WriteTransaction(self.conn) as conn:
             if self._version() != version:
                 for table in _LINK_TABLES:
                     conn.execute("DROP TABLE IF EXISTS %s" % table)
@@ -91,7 +91,7 @@ class SqliteLinks:
 
     def apply(self, changes):
         """changes: [(path, new hash or None if removed, new mention rows)]."""
-        with _WriteTransaction(self.conn) as conn:
+        with WriteTransaction(self.conn) as conn:
             delta = LinkDelta()
             for path, digest, rows in changes:
                 old = conn.execute("SELECT path, ordinal, key, kind, spelling, count FROM link_mentions "

@@ -57,20 +57,18 @@ def has_filters(filters):
 
 
 class LazyTables:
-    """A backend's parts that a search never needs, made on first use: the
-    linker's tables and stored embeddings, named in TABLES as (module of this
-    package, class)."""
-    TABLES = {}
+    """A backend's parts that a search never needs, made on first use by its
+    make_links() and make_embeddings() (each imports its module only then)."""
 
-    def _part(self, name):
+    def _part(self, name, make):
         parts = self.__dict__.setdefault("_parts", {})
         if name not in parts:
-            module, cls = self.TABLES[name]
-            parts[name] = getattr(__import__("memsuite." + module, fromlist=[cls]), cls)(self)
+            parts[name] = make()
         return parts[name]
 
-    links = property(lambda self: self._part("links"), doc="The linker's tables (link_tables.py).")
-    embeddings = property(lambda self: self._part("embeddings"), doc="Stored embeddings (embedding_tables.py).")
+    links = property(lambda self: self._part("links", self.make_links), doc="The linker's tables (link_tables.py).")
+    embeddings = property(lambda self: self._part("embeddings", self.make_embeddings),
+                          doc="Stored embeddings (embedding_tables.py).")
 
 
 def stat_digest(found):

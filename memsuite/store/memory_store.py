@@ -8,8 +8,8 @@ import time
 from ..index.records import SyncReport, plan_sync, stat_digest
 from ..text.params import DEFAULT_PARAMS
 from ..base.records import IndexDamaged, StoreError, UsageError
-from ..files.sources import (INDEX_DIRNAME, discover, files_rule, is_session, locate_index_dir, read_memory_lines,
-                      resolve_memory_dir, stat_sources, writable_dir)
+from ..files.sources import (INDEX_DIRNAME, discover, discover_sessions, files_rule, is_session, locate_index_dir,
+                             read_memory_lines, resolve_memory_dir, stat_sources, writable_dir)
 from ..index.sqlite.index import NoFts5, SqliteBackend, sqlite_unavailable_reason
 
 
@@ -205,7 +205,6 @@ class MemoryStore:
         sessions folder when one is set (see discover, discover_sessions)."""
         files, problems = discover(self.root, self.index_dir, folders)
         if self.sessions_dir:
-            from ..files.transcripts import discover_sessions
             files += discover_sessions(self.sessions_dir)
         return files, problems
 
@@ -213,7 +212,6 @@ class MemoryStore:
         memory = [p for p in paths if not is_session(p)]
         found = stat_sources(self.root, memory)
         if self.sessions_dir:
-            from ..files.transcripts import discover_sessions
             found += [f for f in discover_sessions(self.sessions_dir) if f.path in set(paths)]
         return found
 

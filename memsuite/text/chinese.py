@@ -186,13 +186,13 @@ def fold(text):
     return unicodedata.normalize("NFKC", text).lower().translate(fold_map())
 
 
-def _is_cjk_char(c):
+def is_cjk_char(c):
     return "\u3040" <= c <= "\ud7ff" or "\uf900" <= c <= "\ufaff" or "\U00020000" <= c <= "\U00033fff"
 
 
 def is_cjk(text):
     """Whether text is made of CJK characters only (the tokenizer's CJK runs)."""
-    return bool(text) and all(_is_cjk_char(c) for c in text)
+    return bool(text) and all(is_cjk_char(c) for c in text)
 
 
 def is_cjk_query(query):

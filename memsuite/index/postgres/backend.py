@@ -34,53 +34,9 @@ from ...text.params import DEFAULT_PARAMS, index_settings, settings_change
 from .connect import (NAMESPACE_RE, copy_value, describe_server, dsn_settings, encodable,
                                load_driver, parse_namespaces, pg8000_args, scrub)
 from ...base.records import IndexDamaged, StoreError
-from ..sqlite.index import _unpack_block, _unpack_headings
+from ..blocks import unpack_block, unpack_headings
 from ...text.tokenizer import text_units
-
-PG_SCHEMA_VERSION = 1
-LOCK_SPACE = 0x6d656d  # first key of our advisory locks ('mem'); the second is the namespace's hash
-LINK_LOCK_SPACE = LOCK_SPACE + 1
-SCHEMA_LOCK = 0
-BATCH = 20000  # rows per INSERT ... SELECT FROM unnest(...)
-
-_SCHEMA = """
-CREATE SEQUENCE IF NOT EXISTS memsuite_ids;
-CREATE TABLE IF NOT EXISTS memsuite_meta(ns TEXT NOT NULL, key TEXT NOT NULL, value TEXT,
-    PRIMARY KEY(ns, key));
-CREATE TABLE IF NOT EXISTS memsuite_files(id BIGINT PRIMARY KEY, ns TEXT NOT NULL, path TEXT NOT NULL,
-    size BIGINT, mtime_ns BIGINT, hash TEXT, issue TEXT, date TEXT, headings BYTEA, UNIQUE(ns, path));
-CREATE TABLE IF NOT EXISTS memsuite_blocks(file BIGINT NOT NULL, block INTEGER NOT NULL, data BYTEA NOT NULL,
-    PRIMARY KEY(file, block));
-CREATE TABLE IF NOT EXISTS memsuite_chunks(id BIGINT PRIMARY KEY, ns TEXT NOT NULL, file BIGINT NOT NULL,
-    ordinal INTEGER NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, piece INTEGER NOT NULL,
-    heading INTEGER NOT NULL, hash TEXT, length INTEGER NOT NULL, norm_terms DOUBLE PRECISION NOT NULL,
-    n_grams INTEGER NOT NULL);
-CREATE UNIQUE INDEX IF NOT EXISTS memsuite_chunks_by_file ON memsuite_chunks(file, ordinal);
-CREATE INDEX IF NOT EXISTS memsuite_chunks_by_hash ON memsuite_chunks(ns, hash);
-CREATE TABLE IF NOT EXISTS memsuite_postings(ns TEXT NOT NULL, term TEXT COLLATE "C" NOT NULL,
-    chunk BIGINT NOT NULL, tf REAL NOT NULL, length INTEGER NOT NULL,
-    PRIMARY KEY(ns, term, chunk) INCLUDE (tf, length));
-CREATE TABLE IF NOT EXISTS memsuite_terms(ns TEXT NOT NULL, term TEXT COLLATE "C" NOT NULL,
-    df INTEGER NOT NULL, PRIMARY KEY(ns, term));
-CREATE TABLE IF NOT EXISTS memsuite_link_meta(ns TEXT NOT NULL, key TEXT NOT NULL, value TEXT,
-    PRIMARY KEY(ns, key));
-CREATE TABLE IF NOT EXISTS memsuite_link_files(ns TEXT NOT NULL, path TEXT NOT NULL, hash TEXT,
-    PRIMARY KEY(ns, path));
-CREATE TABLE IF NOT EXISTS memsuite_link_mentions(ns TEXT NOT NULL, path TEXT NOT NULL, ordinal INTEGER,
-    key TEXT, kind TEXT, spelling TEXT, count INTEGER, PRIMARY KEY(ns, path, ordinal, key, kind, spelling));
-CREATE INDEX IF NOT EXISTS memsuite_link_mentions_by_key ON memsuite_link_mentions(ns, key);
-CREATE TABLE IF NOT EXISTS memsuite_link_entities(ns TEXT NOT NULL, key TEXT NOT NULL, chunks INTEGER,
-    files INTEGER, mentions INTEGER, PRIMARY KEY(ns, key));
-CREATE TABLE IF NOT EXISTS memsuite_link_spellings(ns TEXT NOT NULL, key TEXT NOT NULL, spelling TEXT NOT NULL,
-    kind TEXT NOT NULL, count INTEGER, PRIMARY KEY(ns, key, spelling, kind));
-CREATE TABLE IF NOT EXISTS memsuite_vectors(model TEXT NOT NULL, hash TEXT NOT NULL, vec BYTEA NOT NULL,
-    PRIMARY KEY(model, hash))
-"""
-# a namespace's rows, table by table (deleted in this order when it is emptied)
-_NS_TABLES = ("memsuite_postings", "memsuite_terms", "memsuite_chunks", "memsuite_files", "memsuite_meta")
-_LINK_NS_TABLES = ("memsuite_link_mentions", "memsuite_link_entities", "memsuite_link_spellings",
-                   "memsuite_link_files", "memsuite_link_meta")
-
+from .schema import LOCK_SPACE, NS_TABLES, PG_SCHEMA, PG_SCHEMA_VERSION, SCHEMA_LOCK
 
 
 class PostgresBackend:
@@ -199,7 +155,7 @@ class PostgresBackend:
         self.q("BEGIN", fetch=False)
         try:
             self.q("SELECT pg_advisory_xact_lock(%s::int, %s::int)", (LOCK_SPACE, SCHEMA_LOCK))
-            for statement in _SCHEMA.split(";"):
+            for statement in PG_SCHEMA.split(";"):
                 if statement.strip():
                     self.q(statement, fetch=False)
             self.q("INSERT INTO memsuite_meta VALUES('', 'schema', %s) ON CONFLICT DO NOTHING",
@@ -247,7 +203,7 @@ class PostgresBackend:
         """Delete this namespace's rows (inside a transaction holding its lock)."""
         self.q("DELETE FROM memsuite_blocks WHERE file IN (SELECT id FROM memsuite_files WHERE ns=%s)",
                (self.ns,), fetch=False)
-        for table in _NS_TABLES if meta else _NS_TABLES[:-1]:
+        for table in NS_TABLES if meta else NS_TABLES[:-1]:
             self.q("DELETE FROM " + table + " WHERE ns=%s", (self.ns,), fetch=False)
 
     def _set_meta_rows(self, pairs):
@@ -430,7 +386,7 @@ class PostgresBackend:
         for file_id, blob in self.q("SELECT id, headings FROM memsuite_files WHERE id = ANY(%s::bigint[])",
                                     (files,)):
             try:
-                headings[file_id] = _unpack_headings(blob)
+                headings[file_id] = unpack_headings(blob)
             except Exception:
                 damaged.add(file_id)
         for file_id, block, blob in self.q(
@@ -439,7 +395,7 @@ class PostgresBackend:
                 (files, [wanted[f][0] for f in files], [wanted[f][1] for f in files])):
             try:
                 first = block * BLOCK_LINES + 1
-                for i, line in enumerate(zip(*_unpack_block(blob))):
+                for i, line in enumerate(zip(*unpack_block(blob))):
                     lines[(file_id, first + i)] = line
             except Exception:
                 damaged.add(file_id)

@@ -1,6 +1,6 @@
 """The linker's tables and stored embeddings on the PostgreSQL server."""
 from ..link_tables import LinkDelta
-from .backend import _LINK_NS_TABLES, BATCH, LINK_LOCK_SPACE
+from .schema import BATCH, LINK_LOCK_SPACE, LINK_NS_TABLES
 
 
 class PgLinks:
@@ -26,7 +26,7 @@ class PgLinks:
         try:
             self._write()
             if self._version() != version:
-                for table in _LINK_NS_TABLES:
+                for table in LINK_NS_TABLES:
                     b.q("DELETE FROM " + table + " WHERE ns=%s", (b.ns,), fetch=False)
                 b.q("INSERT INTO memsuite_link_meta VALUES(%s, 'version', %s)", (b.ns, version), fetch=False)
             self._commit()

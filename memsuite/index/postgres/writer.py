@@ -4,10 +4,10 @@ import os
 from collections import Counter
 
 from ..records import BLOCK_LINES, _now
-from .backend import BATCH
+from .schema import BATCH
 from ..prepare import chunk_terms
 from ...base.records import StoreError
-from ..sqlite.index import _pack_block, _pack_headings
+from ..blocks import pack_block, pack_headings
 
 
 class PgWriter:
@@ -79,14 +79,14 @@ class PgWriter:
             trails.setdefault(item.chunk.heading, (len(trails), item.head_units))
         b.q("INSERT INTO memsuite_files VALUES(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (file_id, b.ns, f.path, f.size, f.mtime_ns, analysed.digest, analysed.issue, analysed.date,
-             _pack_headings([(trail, units) for trail, (_, units) in trails.items()])), fetch=False)
+             pack_headings([(trail, units) for trail, (_, units) in trails.items()])), fetch=False)
         lines, units = analysed.lines, analysed.units
         n_blocks = (len(lines) + BLOCK_LINES - 1) // BLOCK_LINES
         step = BLOCK_LINES
         for lo in range(0, n_blocks, 500):
             blocks = list(range(lo, min(n_blocks, lo + 500)))
             b.q("INSERT INTO memsuite_blocks SELECT %s, * FROM unnest(%s::int[], %s::bytea[])",
-                (file_id, blocks, [_pack_block(lines[k * step:(k + 1) * step], units[k * step:(k + 1) * step])
+                (file_id, blocks, [pack_block(lines[k * step:(k + 1) * step], units[k * step:(k + 1) * step])
                                    for k in blocks]), fetch=False)
         cols = ([], [], [], [], [], [], [], [], [], [], [])
         hw = b.params.heading_weight
