@@ -127,6 +127,19 @@ class ModuleGraphTest(unittest.TestCase):
                     found.append("%s:%d" % (module, node.lineno))
         self.assertEqual(found, [])
 
+    def test_no_module_imports_another_modules_private_names(self):
+        """A name starting with _ is its module's own: what another module needs
+        gets a public name (or moves to a module both can import)."""
+        found = []
+        for module, path in package_modules().items():
+            with open(path, encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("memsuite")):
+                    found += ["%s:%d %s" % (module, node.lineno, a.name) for a in node.names
+                              if a.name.startswith("_")]
+        self.assertEqual(found, [])
+
     def test_front_doors_import_only_the_package(self):
         ours = {"memory_store", "memory_search", "memory_linker"}
         for door in ours:

@@ -7,7 +7,7 @@ from ..base.jsonout import print_json
 from ..app.commands import context_result, timeline_result
 from ..search.recall import gist, timeline
 from ..base.records import UsageError
-from ..search.results import MAX_GET_LINES, _content, read_cited
+from ..search.results import MAX_GET_LINES, gist_text, read_cited
 from ..files.sources import is_session, resolve_memory_dir
 
 
@@ -28,7 +28,7 @@ def cmd_timeline(args):
         if args.full:
             sys.stdout.write(head + "\n" + "".join("    %s\n" % l for l in e.text.split("\n")))
         else:
-            sys.stdout.write("%s\n    %s\n" % (head, gist(_content(e.text))))
+            sys.stdout.write("%s\n    %s\n" % (head, gist(gist_text(e.text))))
     return 0
 
 

@@ -3,7 +3,7 @@ import math
 import os
 
 from ..base.fileio import FileLock, write_json_atomic
-from .records import _batched
+from .records import batched
 from .sqlite.schema import WriteTransaction
 
 
@@ -72,7 +72,7 @@ class SqliteEmbeddings:
         """{hash: packed vector}."""
         self.ensure()
         out = {}
-        for part in _batched(hashes):
+        for part in batched(hashes):
             out.update(self.conn.execute("SELECT hash, vec FROM vectors WHERE model=? AND hash IN (%s)"
                                          % ",".join("?" * len(part)), [model] + part))
         return out
@@ -87,7 +87,7 @@ class SqliteEmbeddings:
         """{hash: [chunk keys]}."""
         self.ensure()
         out = {}
-        for part in _batched(hashes):
+        for part in batched(hashes):
             for key, digest in self.conn.execute("SELECT id, hash FROM chunks WHERE hash IN (%s)"
                                                  % ",".join("?" * len(part)), part):
                 out.setdefault(digest, []).append(key)

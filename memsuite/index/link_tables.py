@@ -3,7 +3,7 @@ import os
 from collections import Counter
 
 from ..base.fileio import FileLock, write_json_atomic
-from .records import _batched
+from .records import batched
 from .sqlite.schema import WriteTransaction
 
 
@@ -129,7 +129,7 @@ class SqliteLinks:
     def mentions_of(self, keys):
         """[(key, path, ordinal, count)] of every chunk mentioning one of the keys."""
         out = []
-        for part in _batched(keys):
+        for part in batched(keys):
             out.extend(self.conn.execute(
                 "SELECT key, path, ordinal, sum(count) FROM link_mentions WHERE key IN (%s) "
                 "GROUP BY key, path, ordinal" % ",".join("?" * len(part)), part))

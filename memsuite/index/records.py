@@ -99,14 +99,14 @@ def plan_sync(known, found):
     return changed, removed, unchanged
 
 
-def _batched(values, size=500):
+def batched(values, size=500):
     """values in lists of at most size (SQLite limits the parameters of a statement)."""
     values = list(values)
     for i in range(0, len(values), size):
         yield values[i:i + size]
 
 
-def _now():
+def timestamp_now():
     return time.strftime("%Y-%m-%dT%H:%M:%S")
 
 

@@ -3,7 +3,7 @@ import os
 import time
 
 from ...text.bm25 import bm25_idf, bm25_weight
-from ..records import SCHEMA_VERSION, FileState, LazyTables, _now, filters_admit, has_filters
+from ..records import SCHEMA_VERSION, FileState, LazyTables, timestamp_now, filters_admit, has_filters
 from ...text.params import DEFAULT_PARAMS, index_settings, settings_change
 from ...base.records import IndexDamaged
 from ...base.sorted_lines import SortedLines, map_file
@@ -66,7 +66,7 @@ class JsonBackend(LazyTables):
         self._avg = None
 
     def _load_index(self):
-        fresh = {"schema_version": SCHEMA_VERSION, "settings": self.settings, "created": _now(),
+        fresh = {"schema_version": SCHEMA_VERSION, "settings": self.settings, "created": timestamp_now(),
                  "last_sync": None, "generation": 0, "next_key": 1, "total_terms": 0, "files": {},
                  "chunk_fields": list(JSON_CHUNK_FIELDS), "chunks": []}
         if not self.path or not os.path.exists(self.path):

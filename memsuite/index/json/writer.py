@@ -3,7 +3,7 @@ import os
 from collections import Counter
 
 from ...base.fileio import FileLock, write_bytes_atomic, write_json_atomic
-from ..records import FileState, _now
+from ..records import FileState, timestamp_now
 from .format import JsonChunk, file_text, json_stored, parse_postings, parse_terms
 from ..prepare import chunk_terms
 
@@ -105,7 +105,7 @@ class JsonWriter:
             texts.append(blob)
             offset += len(blob)
         data = dict(backend.data, files=self.files, next_key=self.next_key, total_terms=self.total,
-                    last_sync=_now(), generation=backend.data["generation"] + 1,
+                    last_sync=timestamp_now(), generation=backend.data["generation"] + 1,
                     chunks=[list(c) for c in sorted(self.chunks.values(), key=lambda c: (c.path, c.ordinal))])
         lines = []
         for term, (df, postings) in self.terms.items():

@@ -26,7 +26,7 @@ parameterised (table names are constants).
 import socket
 
 from ...text.bm25 import bm25_idf, bm25_weight
-from ..records import (BLOCK_LINES, SCHEMA_VERSION, FileState, StoredChunk, _batched, _now, filters_admit,
+from ..records import (BLOCK_LINES, SCHEMA_VERSION, FileState, StoredChunk, batched, timestamp_now, filters_admit,
                             has_filters)
 from ...base.jsonout import to_json
 from ...text.markdown import line_pieces
@@ -92,7 +92,7 @@ class PostgresBackend:
             cur.close()
             return rows
         except self.driver.errors + (OSError,) as exc:
-            self._abandon()
+            self.abandon()
             raise self.error(exc)
 
     def copy(self, table, columns, rows):
@@ -112,10 +112,10 @@ class PostgresBackend:
                 cur.execute(sql, stream=io.BytesIO(data))
             cur.close()
         except self.driver.errors + (OSError,) as exc:
-            self._abandon()
+            self.abandon()
             raise self.error(exc)
 
-    def _abandon(self):
+    def abandon(self):
         """After an error: end any transaction (the server already aborted it)."""
         try:
             cur = self.conn.cursor()
@@ -162,7 +162,7 @@ class PostgresBackend:
                    (str(PG_SCHEMA_VERSION),), fetch=False)
             self.q("COMMIT", fetch=False)
         except BaseException:
-            self._abandon()
+            self.abandon()
             raise
 
     def _lock_namespace(self, space=LOCK_SPACE):
@@ -180,9 +180,9 @@ class PostgresBackend:
 
     def _reset_namespace(self):
         """Empty this namespace and stamp it with our settings (under its lock)."""
-        self._wipe()
-        self._set_meta_rows([("schema_version", str(SCHEMA_VERSION)), ("settings", self.settings),
-                             ("chunk_count", "0"), ("total_terms", "0"), ("created", _now()),
+        self.wipe()
+        self.set_meta_rows([("schema_version", str(SCHEMA_VERSION)), ("settings", self.settings),
+                             ("chunk_count", "0"), ("total_terms", "0"), ("created", timestamp_now()),
                              ("last_sync", "")])
 
     def _start_namespace(self, seen):
@@ -196,17 +196,17 @@ class PostgresBackend:
                 self._reset_namespace()
             self.q("COMMIT", fetch=False)
         except BaseException:
-            self._abandon()
+            self.abandon()
             raise
 
-    def _wipe(self, meta=True):
+    def wipe(self, meta=True):
         """Delete this namespace's rows (inside a transaction holding its lock)."""
         self.q("DELETE FROM memsuite_blocks WHERE file IN (SELECT id FROM memsuite_files WHERE ns=%s)",
                (self.ns,), fetch=False)
         for table in NS_TABLES if meta else NS_TABLES[:-1]:
             self.q("DELETE FROM " + table + " WHERE ns=%s", (self.ns,), fetch=False)
 
-    def _set_meta_rows(self, pairs):
+    def set_meta_rows(self, pairs):
         for key, value in pairs:
             self.q("INSERT INTO memsuite_meta VALUES(%s, %s, %s) ON CONFLICT (ns, key) DO UPDATE "
                    "SET value=EXCLUDED.value", (self.ns, key, value), fetch=False)
@@ -214,7 +214,7 @@ class PostgresBackend:
     def discard(self):
         """A damaged namespace: empty it alone (others are untouched); the
         store then indexes the folder again."""
-        self._abandon()
+        self.abandon()
         self._start_namespace_forced()
 
     def _start_namespace_forced(self):
@@ -224,7 +224,7 @@ class PostgresBackend:
             self._reset_namespace()
             self.q("COMMIT", fetch=False)
         except BaseException:
-            self._abandon()
+            self.abandon()
             raise
 
     def close(self):
@@ -242,7 +242,7 @@ class PostgresBackend:
         return []
 
     # --- reads ---------------------------------------------------------------
-    def _read_clause(self, column="ns"):
+    def read_clause(self, column="ns"):
         """(SQL condition, args) selecting the namespaces this backend reads.
         'all' is every namespace there is, named (the indexes lead with ns:
         a bare term lookup would read every posting)."""
@@ -265,7 +265,7 @@ class PostgresBackend:
         return row[0][0] if row else None
 
     def set_meta(self, key, value):
-        self._set_meta_rows([(key, value)])
+        self.set_meta_rows([(key, value)])
 
     def known_files(self):
         return {p: FileState(s, m, h) for p, s, m, h in
@@ -275,7 +275,7 @@ class PostgresBackend:
         return dict(self.q("SELECT path, date FROM memsuite_files WHERE ns=%s", (self.ns,)))
 
     def _summed_meta(self, key):
-        where, args = self._read_clause()
+        where, args = self.read_clause()
         row = self.q("SELECT coalesce(sum(value::bigint), 0) FROM memsuite_meta WHERE key=%s AND " + where,
                      [key] + args)
         return int(row[0][0] or 0)
@@ -290,9 +290,9 @@ class PostgresBackend:
         terms = [t for t in dict.fromkeys(terms) if encodable(t)]
         if not terms:
             return {}
-        where, args = self._read_clause()
+        where, args = self.read_clause()
         out = {}
-        for part in _batched(terms, 5000):
+        for part in batched(terms, 5000):
             out.update((t, int(n)) for t, n in self.q(
                 "SELECT term, sum(df) FROM memsuite_terms WHERE term = ANY(%s::text[]) AND " + where +
                 " GROUP BY term HAVING sum(df) > 0", [part] + args))
@@ -307,7 +307,7 @@ class PostgresBackend:
     def postings_query(self, term, prefix=False):
         """(SQL, args) reading a term's postings (or its prefix's) in the namespaces read:
         range scans of the (ns, term) primary key."""
-        where, args = self._read_clause()
+        where, args = self.read_clause()
         if prefix:
             return ("SELECT chunk, sum(tf), min(length) FROM memsuite_postings WHERE " + where +
                     " AND term >= %s AND term < %s AND left(term, %s::int) = %s GROUP BY chunk",
@@ -333,7 +333,7 @@ class PostgresBackend:
             scores = {k: v for k, v in scores.items() if k in holding}
         if has_filters(filters) and scores:
             keep = set()
-            for part in _batched(list(scores), 10000):
+            for part in batched(list(scores), 10000):
                 for key, date, path in self.q(
                         "SELECT c.id, f.date, f.path FROM memsuite_chunks c JOIN memsuite_files f ON f.id = c.file "
                         "WHERE c.id = ANY(%s::bigint[])", (part,)):
@@ -353,7 +353,7 @@ class PostgresBackend:
             return {}
         with self.snapshot():
             rows = []
-            for part in _batched(keys, 10000):
+            for part in batched(keys, 10000):
                 rows.extend(self.q(self._CHUNK_SQL + "WHERE c.id = ANY(%s::bigint[])", (part,)))
             return {c.key: c for c in self._with_text(rows)}
 

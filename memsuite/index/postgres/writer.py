@@ -3,7 +3,7 @@ namespace's advisory lock; bulk rows by COPY."""
 import os
 from collections import Counter
 
-from ..records import BLOCK_LINES, _now
+from ..records import BLOCK_LINES, timestamp_now
 from .schema import BATCH
 from ..prepare import chunk_terms
 from ...base.records import StoreError
@@ -31,12 +31,12 @@ class PgWriter:
                     raise StoreError("namespace %s holds the folder %s; this folder would replace its notes: "
                                         "choose another --namespace (or MEMORY_NAMESPACE_TAKEOVER=1 to replace them)"
                                         % (b.ns, origin))
-                b._set_meta_rows([("origin", b.origin)])
+                b.set_meta_rows([("origin", b.origin)])
             if self.rebuild:
-                b._wipe(meta=False)
-                b._set_meta_rows([("chunk_count", "0"), ("total_terms", "0")])
+                b.wipe(meta=False)
+                b.set_meta_rows([("chunk_count", "0"), ("total_terms", "0")])
         except BaseException:
-            b._abandon()
+            b.abandon()
             raise
         return self
 
@@ -134,7 +134,7 @@ class PgWriter:
     def __exit__(self, exc_type, exc, tb):
         b = self.backend
         if exc_type is not None:
-            b._abandon()
+            b.abandon()
             return False
         try:
             self._flush()
@@ -155,11 +155,11 @@ class PgWriter:
                     (b.ns, lowered[i:i + BATCH]), fetch=False)
             count = int(b.meta("chunk_count") or 0) + self.chunks_delta
             total = int(b.meta("total_terms") or 0) + self.terms_delta
-            b._set_meta_rows([("chunk_count", str(count)), ("total_terms", str(total)), ("last_sync", _now())])
+            b.set_meta_rows([("chunk_count", str(count)), ("total_terms", str(total)), ("last_sync", timestamp_now())])
             b.q("COMMIT", fetch=False)
             b.in_write = False
         except BaseException:
-            b._abandon()
+            b.abandon()
             raise
         if self.written > 20000:  # fresh statistics, so lookups keep using the (ns, term) index
             for table in ("memsuite_postings", "memsuite_terms", "memsuite_chunks", "memsuite_files"):

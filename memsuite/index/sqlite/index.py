@@ -2,8 +2,8 @@
 (schema.py holds its tables and transactions, writer.py its one writer)."""
 import os
 
-from ..records import (BLOCK_LINES, FileState, LazyTables, SCHEMA_VERSION, StoredChunk, _batched,
-                            _now, filters_admit, has_filters)
+from ..records import (BLOCK_LINES, FileState, LazyTables, SCHEMA_VERSION, StoredChunk, batched,
+                            timestamp_now, filters_admit, has_filters)
 from ...text.markdown import line_pieces
 from ...text.params import DEFAULT_PARAMS, index_settings, settings_change
 from ...base.records import IndexDamaged, StoreError
@@ -137,7 +137,7 @@ class SqliteBackend(LazyTables):
                     conn.execute(statement)
             conn.executemany("INSERT INTO meta VALUES(?, ?)", [
                 ("schema_version", str(SCHEMA_VERSION)), ("settings", self.settings),
-                ("chunk_count", "0"), ("total_terms", "0"), ("created", _now()), ("last_sync", "")])
+                ("chunk_count", "0"), ("total_terms", "0"), ("created", timestamp_now()), ("last_sync", "")])
 
     # --- reads -------------------------------------------------------------
     def meta(self, key):
@@ -167,7 +167,7 @@ class SqliteBackend(LazyTables):
         indexed = [t for t in terms if df_from_keyword_index(t)]
         counted = [t for t in terms if not df_from_keyword_index(t)]
         for table, column, wanted in (("fts_vocab", "doc", indexed), ("terms", "df", counted)):
-            for part in _batched(wanted):
+            for part in batched(wanted):
                 out.update(self.conn.execute("SELECT term, %s FROM %s WHERE term IN (%s)"
                                              % (column, table, ",".join("?" * len(part))), part))
         return out
@@ -195,7 +195,7 @@ class SqliteBackend(LazyTables):
         """{key: StoredChunk} for the given keys."""
         rows = []
         with self.snapshot():  # chunk rows and their blocks from one commit
-            for part in _batched(keys):
+            for part in batched(keys):
                 rows.extend(self.conn.execute(
                     "SELECT %s FROM chunks c JOIN files f ON f.id = c.file WHERE c.id IN (%s)"
                     % (_CHUNK_COLUMNS, ",".join("?" * len(part))), part))

@@ -1,7 +1,7 @@
 """Writing the SQLite index: one transaction per sync."""
 from collections import Counter
 
-from ..records import BLOCK_LINES, _now
+from ..records import BLOCK_LINES, timestamp_now
 from ..prepare import chunk_terms
 from ..blocks import BLOCK_KEY, pack_block, pack_headings
 from .schema import df_from_keyword_index
@@ -104,7 +104,7 @@ class SqliteWriter:
             count = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
             total = self.backend.total_terms() + self.terms_delta
             conn.executemany("UPDATE meta SET value=? WHERE key=?",
-                             [(str(count), "chunk_count"), (str(total), "total_terms"), (_now(), "last_sync")])
+                             [(str(count), "chunk_count"), (str(total), "total_terms"), (timestamp_now(), "last_sync")])
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
