@@ -165,7 +165,7 @@ class QueryPathTest(TempMemory):
         "memory_search", "memsuite", "memsuite.base.records", "memsuite.base.patterns", "memsuite.base.jsonout",
         "memsuite.base.options", "memsuite.base.sorted_lines", "memsuite.base.compiled", "memsuite.text.chinese",
         "memsuite.text.stemmer", "memsuite.text.tokenizer", "memsuite.text.bm25", "memsuite.text.params", "memsuite.text.markdown",
-        "memsuite.text.citations", "memsuite.files.sources", "memsuite.index.records", "memsuite.index.blocks",
+        "memsuite.text.citations", "memsuite.files.sources", "memsuite.index.records", "memsuite.index.backend", "memsuite.index.blocks",
         "memsuite.index.sqlite.index", "memsuite.index.sqlite.schema",
         "memsuite.store.memory_store", "memsuite.search.query", "memsuite.search.synonyms", "memsuite.search.dates", "memsuite.search.ranking",
         "memsuite.search.passages", "memsuite.search.snippets", "memsuite.search.recall", "memsuite.search.results", "memsuite.doors.cli",
@@ -199,6 +199,29 @@ class QueryPathTest(TempMemory):
         ours = {m for m in modules if m.startswith(("memsuite", "memory_"))} - packages
         self.assertEqual(ours, self.QUERY_MODULES)
         self.assertEqual(modules & self.NEVER, set())
+
+
+class BackendContractTest(unittest.TestCase):
+    """Every backend implements the whole contract (index/backend.py): a method
+    left to the base class would raise NotImplementedError mid-search."""
+
+    def test_every_backend_implements_every_method(self):
+        from memsuite.index.backend import Backend
+        from memsuite.index.json.index import JsonBackend
+        from memsuite.index.postgres.backend import PostgresBackend
+        from memsuite.index.sqlite.index import SqliteBackend
+        contract = [n for n, v in vars(Backend).items() if callable(v) and not n.startswith("_")]
+        self.assertIn("discard", contract)
+        for cls in (SqliteBackend, JsonBackend, PostgresBackend):
+            self.assertTrue(issubclass(cls, Backend), cls.__name__)
+            self.assertIsInstance(cls.name, str, cls.__name__)
+            missing = [n for n in contract if getattr(cls, n) is getattr(Backend, n)]
+            self.assertEqual(missing, [], cls.__name__)
+
+    def test_the_base_class_raises(self):
+        from memsuite.index.backend import Backend
+        with self.assertRaises(NotImplementedError):
+            Backend().links
 
 
 class CompiledTablesTest(unittest.TestCase):

@@ -238,28 +238,17 @@ class MemoryStore:
         return fn(*args, **kwargs)
 
     def _quarantine(self, exc):
-        """Move the damaged index aside: the very file this process opened
-        (another process may have rebuilt a healthy one at the same path)."""
-        if hasattr(self.backend, "discard"):  # a shared server: empty this folder's namespace alone
-            self.backend.discard()
-            self.warn("index was damaged (%s); emptied namespace %s and rebuilt it from the Markdown"
-                      % (str(exc).splitlines()[0] if str(exc) else type(exc).__name__, self.backend.ns))
-            return
-        opened = self._opened_identity
-        self.backend.close()
+        """Put the damaged index aside (Backend.discard): the very index this
+        process opened (another process may have rebuilt a healthy one at the
+        same path meanwhile)."""
         files = self.backend.files_on_disk()
-        if opened and files and _identity(files[0]) not in (None, opened):
+        if self._opened_identity and files and _identity(files[0]) not in (None, self._opened_identity):
+            self.backend.close()
             self.warn("the index was rebuilt by another process meanwhile; reading the new one")
             return
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        moved = None
-        for path in files:
-            if os.path.exists(path):
-                target = "%s.damaged-%s" % (path, stamp)
-                os.replace(path, target)
-                moved = moved or target
-        self.warn("index was damaged (%s); moved it to %s and rebuilt it from the Markdown"
-                  % (str(exc).splitlines()[0] if str(exc) else type(exc).__name__, moved or "nowhere"))
+        done = self.backend.discard()
+        self.warn("index was damaged (%s); %s and rebuilt it from the Markdown"
+                  % (str(exc).splitlines()[0] if str(exc) else type(exc).__name__, done))
 
     # --- keeping the index fresh -------------------------------------------
     def sync(self, only=None, scan=None):

@@ -3,10 +3,11 @@ import os
 import time
 
 from ...text.bm25 import bm25_idf, bm25_weight
-from ..records import SCHEMA_VERSION, FileState, LazyTables, timestamp_now, filters_admit, has_filters
+from ..records import SCHEMA_VERSION, FileState, timestamp_now, filters_admit, has_filters
 from ...text.params import DEFAULT_PARAMS, index_settings, settings_change
 from ...base.records import IndexDamaged
 from ...base.sorted_lines import SortedLines, map_file
+from ..backend import Backend, move_aside
 from .format import (JSON_CHUNK_FIELDS, JsonChunk, json_index_problem, json_stored, parse_postings,
                      split_file_text)
 
@@ -26,7 +27,7 @@ from .format import (JSON_CHUNK_FIELDS, JsonChunk, json_index_problem, json_stor
 # removes the old ones: a reader never mixes generations (it retries when a
 # writer removed its generation under it).
 
-class JsonBackend(LazyTables):
+class JsonBackend(Backend):
     name = "json"
     filename = "index.json"
 
@@ -103,6 +104,9 @@ class JsonBackend(LazyTables):
         that no longer decodes), not a bug."""
         import zlib
         return isinstance(exc, (UnicodeDecodeError, zlib.error)) or type(exc).__name__ == "JSONDecodeError"
+
+    def discard(self):
+        return move_aside(self)
 
     def files_on_disk(self):
         if not self.path:

@@ -36,10 +36,11 @@ from .connect import (NAMESPACE_RE, copy_value, describe_server, dsn_settings, e
 from ...base.records import IndexDamaged, StoreError
 from ..blocks import unpack_block, unpack_headings
 from ...text.tokenizer import text_units
+from ..backend import Backend
 from .schema import LOCK_SPACE, NS_TABLES, PG_SCHEMA, PG_SCHEMA_VERSION, SCHEMA_LOCK
 
 
-class PostgresBackend:
+class PostgresBackend(Backend):
     name = "postgres"
     filename = "postgres"
 
@@ -56,9 +57,6 @@ class PostgresBackend:
         self.conn = None
         self.depth = 0  # nested snapshot()s
         self.in_write = False
-        from .tables import PgEmbeddings, PgLinks
-        self.links = PgLinks(self)
-        self.embeddings = PgEmbeddings(self)
         self._warned_damage = set()
         self._all_ns = None  # the namespaces of 'all', while a snapshot lasts
 
@@ -216,6 +214,7 @@ class PostgresBackend:
         store then indexes the folder again."""
         self.abandon()
         self._start_namespace_forced()
+        return "emptied namespace %s" % self.ns
 
     def _start_namespace_forced(self):
         self.q("BEGIN", fetch=False)
@@ -443,6 +442,14 @@ class PostgresBackend:
                                             for ns, f, c in self.namespaces()]}}
 
     # --- writes ------------------------------------------------------------
+    def make_links(self):
+        from .tables import PgLinks
+        return PgLinks(self)
+
+    def make_embeddings(self):
+        from .tables import PgEmbeddings
+        return PgEmbeddings(self)
+
     def writer(self, rebuild=False):
         from .writer import PgWriter
         return PgWriter(self, rebuild)

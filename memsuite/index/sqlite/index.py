@@ -2,12 +2,13 @@
 (schema.py holds its tables and transactions, writer.py its one writer)."""
 import os
 
-from ..records import (BLOCK_LINES, FileState, LazyTables, SCHEMA_VERSION, StoredChunk, batched,
+from ..records import (BLOCK_LINES, FileState, SCHEMA_VERSION, StoredChunk, batched,
                             timestamp_now, filters_admit, has_filters)
 from ...text.markdown import line_pieces
 from ...text.params import DEFAULT_PARAMS, index_settings, settings_change
 from ...base.records import IndexDamaged, StoreError
 from ...text.tokenizer import text_units
+from ..backend import Backend, move_aside
 from ..blocks import BLOCK_KEY, unpack_block, unpack_headings
 from .schema import (BUSY_TIMEOUT_MS, FTS_TOKENCHARS, SQLITE_SCHEMA, SQLITE_TABLES, ReadTransaction, WriteTransaction,
                      df_from_keyword_index, drop_everything, retry_while_locked)
@@ -36,7 +37,7 @@ class NoFts5(Exception):
     """This SQLite cannot do full-text search: use the JSON backend."""
 
 
-class SqliteBackend(LazyTables):
+class SqliteBackend(Backend):
     """The default index: one SQLite file, WAL mode, one transaction per sync."""
 
     name = "sqlite-fts5"
@@ -93,6 +94,9 @@ class SqliteBackend(LazyTables):
             return False
         msg = str(exc).lower()
         return any(w in msg for w in ("malformed", "not a database", "file is encrypted", "corrupt"))
+
+    def discard(self):
+        return move_aside(self)
 
     def files_on_disk(self):
         return [self.path + s for s in ("", "-wal", "-shm")] if self.path != ":memory:" else []
