@@ -56,11 +56,12 @@ class Backend:
         raise NotImplementedError
 
     def file_dates(self):
-        """{path: date or None}."""
+        """{path: date or None}: the date a daily log's name or a transcript's
+        first line gives."""
         raise NotImplementedError
 
     def chunk_count(self):
-        raise NotImplementedError
+        raise NotImplementedError  # BM25's N
 
     def total_terms(self):
         """Index terms in all chunks: BM25's average length is this / chunks."""
