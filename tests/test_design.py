@@ -404,7 +404,7 @@ class SettingsTest(TempMemory):
 class StrictOptionsTest(unittest.TestCase):
     def test_a_misspelled_option_name_is_an_error_not_none(self):
         args = ms.parse_args(["--limit", "3"], memory_search.SEARCH_OPTS)
-        self.assertEqual(args.limit, 3)
+        self.assertEqual(args.limit, "3")  # as given: the command layer checks it (app/commands.py)
         self.assertIsNone(args.since)
         with self.assertRaises(AttributeError):
             args.limt

@@ -76,6 +76,14 @@ def to_days(value):
     return x
 
 
+def to_budget(value):
+    """A context pack's size in tokens: 50 to 32000."""
+    n = to_count(value)
+    if not 50 <= n <= 32000:
+        raise UsageError("must be between 50 and 32000 tokens: %r" % value)
+    return n
+
+
 def to_choice(*names):
     def convert(value):
         if value not in names:

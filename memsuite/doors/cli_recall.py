@@ -2,10 +2,9 @@
 import sys
 
 from .cli import cli_store, embedding_store
-from ..index.records import Filters
 from ..base.jsonout import print_json
-from ..app.commands import context_result, timeline_result
-from ..search.recall import gist, timeline
+from ..app.commands import context_result, timeline_entries, timeline_result
+from ..search.recall import gist
 from ..base.records import UsageError
 from ..search.results import MAX_GET_LINES, gist_text, read_cited
 from ..files.sources import is_session, resolve_memory_dir
@@ -19,9 +18,7 @@ def cmd_timeline(args):
         if args.json:
             print_json(timeline_result(store, args.words[0], args.before, args.after, args.full))
             return 0
-        store.refresh()
-        entries = timeline(store, args.words[0], 3 if args.before is None else args.before,
-                           3 if args.after is None else args.after)
+        entries = timeline_entries(store, args.words[0], args.before, args.after)
     for e in entries:
         mark = ">" if e.anchor else " "
         head = "%s %s  %s  %s" % (mark, e.id, e.date, e.heading)
@@ -33,12 +30,9 @@ def cmd_timeline(args):
 
 
 def cmd_context(args):
-    query = " ".join(args.words)
-    if not query.strip():
-        raise UsageError("empty query (try: search.sh context \"what to recall\" --budget 1500)")
     with embedding_store(args) as store:
-        filters = Filters(args.since, args.until, args.path, args.dated_only)
-        text, doc = context_result(store, query, args.budget, filters)
+        text, doc = context_result(store, " ".join(args.words), args.budget, args.since, args.until, args.path,
+                                   args.dated_only)
     if args.json:
         print_json(doc)
     else:

@@ -3,15 +3,12 @@ loaded only when run), and the search command itself."""
 import sys
 
 from .cli import Command, embedding_store, run_cli, use_colour
-from ..app.commands import empty_note, recent_params, run_search, search_result
-from ..index.records import Filters, glob_matches
+from ..app.commands import empty_note, explain_hits, run_search, search_request, search_result
+from ..index.records import glob_matches
 from ..base.jsonout import print_json
-from ..base.options import (COMMON_OPTS, EMBED_CHOICES, FORCE_OPT, Opt, to_choice, to_count, to_date, to_days, to_folder,
-                      to_positive_int, to_seconds, to_unit_score)
+from ..base.options import COMMON_OPTS, EMBED_CHOICES, FORCE_OPT, Opt, to_choice, to_folder, to_positive_int, to_seconds
 from ..text.params import DEFAULT_HALF_LIFE
-from ..search.ranking import MODES
 from ..search.recall import gist
-from ..base.records import UsageError
 from ..search.snippets import highlight
 from ..text.tokenizer import tokenize
 
@@ -44,35 +41,35 @@ EMBED_OPT = Opt(("--embed",), "embed", "PROVIDER", to_choice(*EMBED_CHOICES),
 
 
 SEARCH_OPTS = COMMON_OPTS + [
-    Opt(("--limit", "-n"), "limit", "N", to_positive_int, "how many results (default 5)"),
-    Opt(("--min-score",), "min_score", "X", to_unit_score,
+    Opt(("--limit", "-n"), "limit", "N", str, "how many results (default 5)"),
+    Opt(("--min-score",), "min_score", "X", str,
         "leave out results under X (0-1; 0.4 drops partial matches; 0 shows all)"),
-    Opt(("--since",), "since", "DATE", to_date, "only files dated on or after DATE (YYYY-MM-DD)"),
-    Opt(("--until",), "until", "DATE", to_date, "only files dated on or before DATE"),
+    Opt(("--since",), "since", "DATE", str, "only files dated on or after DATE (YYYY-MM-DD)"),
+    Opt(("--until",), "until", "DATE", str, "only files dated on or before DATE"),
     Opt(("--dated-only",), "dated_only", None, None, "leave out undated files such as MEMORY.md"),
     Opt(("--path",), "path", "GLOB", str, "only paths matching GLOB, or under a folder"),
-    Opt(("--mode",), "mode", "MODE", to_choice(*MODES),
+    Opt(("--mode",), "mode", "MODE", str,
         "hybrid (default), keyword (BM25) or vector (TF-IDF)"),
     Opt(("--related",), "related", None, None,
         "also list memories linked to the top hits by shared entities (see link.sh)"),
-    Opt(("--source",), "source", "SOURCE", to_choice("memory", "sessions", "all"),
+    Opt(("--source",), "source", "SOURCE", str,
         "memory, sessions (transcripts; see --sessions) or all (default)"),
     Opt(("--compact",), "compact", None, None, "one short line per hit: id, date, score, gist"),
     EMBED_OPT,
-    Opt(("--sort",), "sort", "ORDER", to_choice("score", "date"),
+    Opt(("--sort",), "sort", "ORDER", str,
         "score (default) or date (newest first, after the cut)"),
     Opt(("--recent",), "recent", None, None,
         "prefer newer notes: 0.3 of a hit's score halves every %g days of its age, counted from the "
         "newest note (undated MEMORY.md counts as new; off by default)" % DEFAULT_HALF_LIFE),
-    Opt(("--half-life",), "half_life", "DAYS", to_days, "--recent with this half-life instead of %g days"
+    Opt(("--half-life",), "half_life", "DAYS", str, "--recent with this half-life instead of %g days"
         % DEFAULT_HALF_LIFE),
     Opt(("--explain",), "explain", None, None,
         "say what each hit matched (after folding and synonyms), each channel's score, the bonus, "
         "and why weaker hits were cut"),
 ]
 TIMELINE_OPTS = COMMON_OPTS + [
-    Opt(("--before",), "before", "N", to_count, "memories before the anchor (default 3)"),
-    Opt(("--after",), "after", "N", to_count, "memories after the anchor (default 3)"),
+    Opt(("--before",), "before", "N", str, "memories before the anchor (default 3)"),
+    Opt(("--after",), "after", "N", str, "memories after the anchor (default 3)"),
     Opt(("--full",), "full", None, None, "print every line, not a gist"),
 ]
 ADD_OPTS = COMMON_OPTS + [
@@ -89,7 +86,7 @@ WATCH_OPTS = COMMON_OPTS + [
     EMBED_OPT,
 ]
 CONTEXT_OPTS = COMMON_OPTS + [o for o in SEARCH_OPTS if o.dest in ("since", "until", "dated_only", "path")] + [
-    Opt(("--budget",), "budget", "TOKENS", to_positive_int, "size of the pack (default 1500)"),
+    Opt(("--budget",), "budget", "TOKENS", str, "size of the pack (50-32000; default 1500)"),
     EMBED_OPT,
 ]
 GET_OPTS = COMMON_OPTS + [
@@ -141,35 +138,28 @@ REINDEX_HELP = """examples:
 
 
 def cmd_search(args):
-    query = " ".join(args.words)
-    if not query.strip():
-        raise UsageError("empty query (try: search.sh \"what to find\")")
-    if args.since and args.until and args.since > args.until:
-        raise UsageError("--since %s is after --until %s" % (args.since, args.until))
+    request = search_request(" ".join(args.words), args.limit, args.mode, args.min_score, args.since, args.until,
+                             args.path, args.dated_only, args.source, args.sort, args.recent, args.half_life,
+                             args.compact, args.explain)
     with embedding_store(args) as store:
-        filters = Filters(args.since, args.until, args.path, args.dated_only,
-                          None if args.source in (None, "all") else args.source)
-        recent = args.half_life or (DEFAULT_HALF_LIFE if args.recent else None)
-        hits = run_search(store, query, args.limit, args.mode, args.min_score, filters, args.sort, recent)
+        hits = run_search(store, request)
         related = linked_memories(store, hits) if args.related else None
         explain_no_hits(store, hits, args)
         if args.json:
-            doc = search_result(store, query, args.limit, args.mode, args.min_score, filters, compact=args.compact,
-                                hits=hits, explain=args.explain, recent=recent)
+            doc = search_result(store, request, hits)
             if related is not None:
                 from ..links.graph import related_json
                 doc["related"] = [related_json(r, related_to=via) for r, via in related]
             print_json(doc)
         elif args.compact:
-            print_compact(hits, query)
+            print_compact(hits, request.query)
         else:
-            print_hits(hits, query, use_colour())
+            print_hits(hits, request.query, use_colour())
             if related:
                 print_related(related)
         if args.explain and not args.json:
-            from ..search.explain import explain, print_explained
-            print_explained(hits, *explain(store, query, hits, args.limit, args.mode, args.min_score, filters,
-                                           recent_params(store, recent)))
+            from ..search.explain import print_explained
+            print_explained(hits, *explain_hits(store, request, hits))
     return 0
 
 

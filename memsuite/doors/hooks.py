@@ -23,9 +23,9 @@ import sys
 import time
 
 from ..text.citations import cite
+from ..app.commands import run_search, search_request
 from ..base.fileio import FileLock
 from ..files.notes import append_memory
-from ..search.ranking import search
 from ..search.recall import estimate_tokens
 from ..files.sources import locate_index_dir, resolve_memory_dir, safe_join, user_cache_dir
 from ..store.memory_store import MemoryStore
@@ -316,7 +316,7 @@ def recall(root, prompt, injected=(), skip_paths=(), budget=RECALL_TOKENS, cut=R
     own = store is None
     store = store or MemoryStore(root, warn=lambda msg: None)
     try:
-        hits = search(store, query, limit=RECALL_HITS, sync=own)
+        hits = run_search(store, search_request(query, limit=RECALL_HITS), sync=own)
     finally:
         if own:
             store.close()
