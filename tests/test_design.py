@@ -167,7 +167,7 @@ class QueryPathTest(TempMemory):
         "memsuite.text.stemmer", "memsuite.text.tokenizer", "memsuite.text.bm25", "memsuite.text.params", "memsuite.text.markdown",
         "memsuite.text.citations", "memsuite.files.sources", "memsuite.index.records", "memsuite.index.backend", "memsuite.index.blocks",
         "memsuite.index.sqlite.index", "memsuite.index.sqlite.schema",
-        "memsuite.store.memory_store", "memsuite.search.query", "memsuite.search.synonyms", "memsuite.search.dates", "memsuite.search.ranking",
+        "memsuite.store.memory_store", "memsuite.store.freshness", "memsuite.search.query", "memsuite.search.synonyms", "memsuite.search.dates", "memsuite.search.ranking",
         "memsuite.search.passages", "memsuite.search.snippets", "memsuite.search.recall", "memsuite.search.results", "memsuite.doors.cli",
         "memsuite.doors.cli_search", "memsuite.app.commands",
         "memsuite.search.diversity",  # near-duplicate suppression is on by default (README, Benchmark)
@@ -175,7 +175,7 @@ class QueryPathTest(TempMemory):
     NEVER = {"json", "argparse", "memsuite.index.prepare", "memsuite.files.chunker", "memsuite.index.sqlite.writer",
              "memsuite.index.json.index", "memsuite.index.json.format", "memsuite.index.json.writer", "memsuite.index.link_tables", "memsuite.links.entities",
              "memsuite.links.graph", "memsuite.doors.mcp", "memsuite.search.embeddings", "memsuite.index.embedding_tables",
-             "memsuite.doors.watch", "memsuite.files.notes", "memsuite.files.transcripts", "memsuite.app.page", "memsuite.links.layout", "memsuite.doors.hooks",
+             "memsuite.doors.watch", "memsuite.files.notes", "memsuite.store.backups", "memsuite.store.embedding_fill", "memsuite.files.transcripts", "memsuite.app.page", "memsuite.links.layout", "memsuite.doors.hooks",
              "memsuite.search.recency",  # only for --recent
              "memory_store", "memory_linker"}
 

@@ -193,7 +193,7 @@ def embedding_store(args):
         return store  # the default: the provider code is never loaded
     try:
         from ..search.embeddings import make_embedder
-        store.embedder, store.embed_report = make_embedder(args.get("embed"))
+        store.use_embedder(*make_embedder(args.get("embed")))
     except BaseException:
         store.close()
         raise
