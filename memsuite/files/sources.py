@@ -292,6 +292,8 @@ def discover_sessions(folder):
     return files
 
 
+# --- the memory folder's files -------------------------------------------------
+
 def content_hash(data):
     import hashlib  # lazy: costs milliseconds at start-up, needed only on change
     return hashlib.sha1(data.encode("utf-8", "surrogatepass")).hexdigest()

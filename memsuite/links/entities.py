@@ -410,8 +410,8 @@ def _common_words():
     return _COMMON[0]
 
 
-# Mention rows: what the store keeps for the linker (see the link tables in
-# memory_store.py): (path, ordinal, key, kind, spelling, count) per chunk.
+# Mention rows: what the store keeps for the linker (see index/link_tables.py):
+# (path, ordinal, key, kind, spelling, count) per chunk.
 
 def file_mentions(path, chunks, cohesive=None):
     """Mention rows of a file from its chunks [(ordinal, text)]."""

@@ -89,12 +89,11 @@ class Heartbeat:
     def beat(self, interval, every_file=None):
         """Say that this process (a watcher) checked the folder just now: its
         recent files, and every file at time every_file (default: now)."""
+        from ..base.fileio import write_bytes_atomic  # only a watcher beats
         if self.path:
-            tmp = "%s.tmp-%d" % (self.path, os.getpid())
             now = time.time()
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write("%d %s %r %s %r\n" % (os.getpid(), interval, now, self._folder(), every_file or now))
-            os.replace(tmp, self.path)  # no fsync: a lost heartbeat only means a scan
+            line = "%d %s %r %s %r\n" % (os.getpid(), interval, now, self._folder(), every_file or now)
+            write_bytes_atomic(self.path, line.encode("utf-8"), durable=False)  # a lost heartbeat only means a scan
 
     def _folder(self):
         import zlib

@@ -193,8 +193,3 @@ def is_cjk_char(c):
 def is_cjk(text):
     """Whether text is made of CJK characters only (the tokenizer's CJK runs)."""
     return bool(text) and all(is_cjk_char(c) for c in text)
-
-
-def is_cjk_query(query):
-    letters = [c for c in query if c.isalpha()]
-    return bool(letters) and sum(1 for c in letters if is_cjk(c)) * 2 >= len(letters)

@@ -1,5 +1,5 @@
-"""The PostgreSQL backend: the store contract (see "The backend contract" in
-memory_store.py) on a server a team or several machines share.
+"""The PostgreSQL backend: the store contract (the Backend class, index/backend.py)
+on a server a team or several machines share.
 
 Optional, never required: chosen with MEMORY_BACKEND=postgres (or --backend
 postgres); the server is named by MEMORY_PG_DSN or the standard PG* variables.
