@@ -140,6 +140,22 @@ class ModuleGraphTest(unittest.TestCase):
                               if a.name.startswith("_")]
         self.assertEqual(found, [])
 
+    def test_the_module_map_lists_every_module_once(self):
+        """docs/architecture.md has one line per module, under its layer's
+        heading: none missing, none extra, none under the wrong layer."""
+        with open(os.path.join(ROOT, "docs", "architecture.md"), encoding="utf-8") as f:
+            text = f.read()
+        listed, layer = [], None
+        for line in text.splitlines():
+            heading = re.match(r"## (\w+):", line)
+            layer = heading.group(1) if heading else layer if not line.startswith("## ") else None
+            item = re.match(r"- `([\w/]+)\.py`: \S", line)
+            if item:
+                listed.append(item.group(1).replace("/", "."))
+                self.assertEqual(item.group(1).split("/")[0], layer, line)
+        self.assertEqual(len(listed), len(set(listed)), "a module listed twice")
+        self.assertEqual(sorted(listed), sorted(package_modules()))
+
     def test_front_doors_import_only_the_package(self):
         ours = {"memory_store", "memory_search", "memory_linker"}
         for door in ours:
