@@ -6,8 +6,8 @@ from ..text.bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
 from ..text.chinese import SURNAMES, ZH_FREE_CHARS, fold, frame_spans, function_spans, is_cjk, pair_binds
 from .dates import date_matches, query_dates, relative_spans, spans_match
 from ..text.params import DEFAULT_PARAMS
-from .passages import Hits, build_passages
-from .query import is_unigram, analyse_query
+from .passages import Hits, build_passages as _passages
+from .query import analyse_query, is_unigram as _is_unigram
 from ..base.records import UsageError, record
 from .snippets import make_snippet
 from ..text.tokenizer import cached_grams, expand
@@ -158,8 +158,8 @@ def find_candidates(store, query, filters, params=DEFAULT_PARAMS):
     lone CJK character is asked for as the start of the terms (the index
     keeps bigrams, and the last character of each run)."""
     probe = probe_terms(query.probe, query.dfs, params) if query.probe else []
-    exact = [t for t in probe if not is_unigram(t)]
-    prefixes = [t for t in probe if is_unigram(t)]
+    exact = [t for t in probe if not _is_unigram(t)]
+    prefixes = [t for t in probe if _is_unigram(t)]
     # an unknown word brings in the chunks with words sharing its first letters
     # ("feedlei" -> feed*); the trigram channel then tells them apart
     prefixes += sorted({w[:params.fuzzy_prefix] for w in query.unknown if len(w) > params.fuzzy_prefix})
@@ -340,7 +340,7 @@ def _search(store, query, limit, mode, min_score, filters, params):
         from .diversity import demote_duplicates
         order, repeats = demote_duplicates(order, candidates, merged, q, params, min_score)
 
-    hits = build_passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
+    hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
     if min_score is None and hits:
         floor = max(params.score_floor, params.relative_floor * hits[0].score)
         hits = [h for h in hits if h.score >= floor]
@@ -372,7 +372,7 @@ def holds_topic(candidate, query, key=None, bound=()):
     (李娜 in 李娜娜); a Latin word itself or, unknown, one it resembles."""
     def held(t):
         return (candidate.body.get(t, 0) + candidate.head.get(t, 0) > 0) and (key, t) not in bound
-    if any(held(t) for t in query.weights if t not in query.base and not is_unigram(t)):
+    if any(held(t) for t in query.weights if t not in query.base and not _is_unigram(t)):
         return True  # a synonym or regional spelling of a word of the query
     for word in query.topic:
         if len(word) == 1 and word[0] in query.unknown and _resemblance(word[0], candidate.words):
