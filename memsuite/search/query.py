@@ -75,9 +75,9 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
     lone = _lone_chars(units)
     indexed += sorted(lone)
     probe = [t for t in dict.fromkeys(indexed) if weights.get(t, 0) > params.function_weight
-             and (not is_unigram(t) or t in lone)]
+             and (not _is_unigram(t) or t in lone)]
     missing = {t: own.get(t, 1.0) for t in dict.fromkeys(terms) if not dfs.get(t) and t not in prefixes
-               and not is_unigram(t) and t not in parts and not any(c in t for c in "-_.:/@+")}
+               and not _is_unigram(t) and t not in parts and not any(c in t for c in "-_.:/@+")}
     return Query([t for t in terms if t in keep], weights, keep, probe, prefixes,
                  [t for t in unknown if t not in parts], dfs, n_docs,
                  [u for u in units.split() if is_cjk(u[0])], missing, topic, frozenset(frame))
@@ -185,8 +185,11 @@ def _lone_chars(units):
     return out
 
 
-def is_unigram(term):
+def _is_unigram(term):
     return len(term) == 1 and is_cjk(term)
+
+
+is_unigram = _is_unigram  # the public name: ranking.py asks it too
 
 
 def _compound_parts(store, words, dfs):
