@@ -85,7 +85,7 @@ class HashProviderTest(TempMemory):
     def store(self, embedder):
         store = ms.MemoryStore(self.dir)
         self.addCleanup(store.close)
-        store.embedder = embedder
+        store.use_embedder(embedder)
         return store
 
     def test_the_whole_path(self):
@@ -108,7 +108,7 @@ class HashProviderTest(TempMemory):
         self.assertIn("zebrafish", embedder.texts[0])
 
         other = Counting(model="another-model")
-        store.embedder = other
+        store.use_embedder(other)
         store.refresh()
         have, total = store.embeddings.counts(other.key)
         self.assertEqual((have, len(other.texts)), (total, total))  # a changed model embeds afresh
@@ -119,7 +119,7 @@ class HashProviderTest(TempMemory):
         hits = search_mod.search(store, "博客RSS配置")
         with_vectors = [(h.id, h.score) for h in hits]
         self.assertEqual(hits.channels, ["keyword", "vector"])  # semantic_weight_cjk is 0
-        store.embedder = None
+        store.use_embedder(None)
         self.assertEqual(with_vectors, [(h.id, h.score) for h in search_mod.search(store, "博客RSS配置")])
 
     def test_which_queries_the_channel_weighs(self):
@@ -136,7 +136,7 @@ class HashProviderTest(TempMemory):
     def test_the_json_backend_keeps_vectors_too(self):
         store = ms.MemoryStore(self.dir, backend="json")
         self.addCleanup(store.close)
-        store.embedder = Counting()
+        store.use_embedder(Counting())
         store.refresh()
         self.assertTrue(os.path.exists(os.path.join(self.dir, ".memory", "vectors.json")))
         have, total = store.embeddings.counts(store.embedder.key)
@@ -168,7 +168,7 @@ class HttpProviderTest(TempMemory):
         self.assertEqual(report["provider"], "ollama")
         store = ms.MemoryStore(self.dir)
         self.addCleanup(store.close)
-        store.embedder = embedder
+        store.use_embedder(embedder)
         store.refresh()
         path, _, body = stub.requests[0]
         self.assertEqual(path, "/api/embed")
@@ -183,7 +183,7 @@ class HttpProviderTest(TempMemory):
             embedder, _ = search_mod.make_embedder("openai")
         store = ms.MemoryStore(self.dir)
         self.addCleanup(store.close)
-        store.embedder = embedder
+        store.use_embedder(embedder)
         store.refresh()
         path, headers, body = stub.requests[0]
         self.assertEqual((path, body["model"]), ("/v1/embeddings", "m1"))
@@ -210,16 +210,17 @@ class HttpProviderTest(TempMemory):
         warnings = []
         store = ms.MemoryStore(self.dir, warn=warnings.append)
         self.addCleanup(store.close)
-        store.embedder = embedder
+        store.use_embedder(embedder)
         store.refresh()
         have, total = store.embeddings.counts(embedder.key)
-        self.assertEqual((have, total), (ms.MemoryStore.EMBED_BATCH, 152))  # one batch, then the failure
+        from memsuite.store.embedding_fill import EMBED_BATCH
+        self.assertEqual((have, total), (EMBED_BATCH, 152))  # one batch, then the failure
         self.assertTrue(any("embedding stopped" in w for w in warnings))
         self.assertEqual(store.chunk_count(), 152)  # the keyword index is whole
         self.assertTrue(search_mod.search(store, "note 77 hugo"))
         ok = StubService(self)
         with mock.patch.dict(os.environ, {"OLLAMA_HOST": ok.url}):
-            store.embedder, _ = search_mod.make_embedder("ollama")
+            store.use_embedder(*search_mod.make_embedder("ollama"))
         store.refresh()
         self.assertEqual(store.embeddings.counts(embedder.key), (152, 152))  # filled in later
 
@@ -243,7 +244,7 @@ class HttpProviderTest(TempMemory):
         warnings = []
         store = ms.MemoryStore(self.dir, warn=warnings.append)
         self.addCleanup(store.close)
-        store.embedder = embedder
+        store.use_embedder(embedder)
         with mock.patch.object(embeddings, "HTTP_TIMEOUT", (0.5, 0.3)):
             store.refresh()
         return store, warnings
@@ -279,7 +280,7 @@ class HttpProviderTest(TempMemory):
             embedder.dim = 8  # the model's dimension, known from before
             warnings = []
             store = ms.MemoryStore(self.dir, warn=warnings.append)
-            store.embedder = embedder
+            store.use_embedder(embedder)
             store.refresh()
             self.assertEqual(store.embeddings.counts(embedder.key)[0], 0, bad)  # nothing stored
             self.assertIn(says, " ".join(warnings))
@@ -364,7 +365,7 @@ class CrossLanguageTest(TempMemory):
                 mock.patch.dict("sys.modules", {"numpy": None, "sqlite_vec": None}):
             store = ms.MemoryStore(self.dir)
             self.addCleanup(store.close)
-            store.embedder, _ = search_mod.make_embedder("openai")
+            store.use_embedder(*search_mod.make_embedder("openai"))
             store.refresh()
             hits = search_mod.search(store, "Tokyo")
             self.assertEqual([h.path for h in hits], ["trip.md"])
@@ -419,7 +420,7 @@ class SentenceTransformersTest(TempMemory):
         self.copy_examples()
         store = ms.MemoryStore(self.dir)
         self.addCleanup(store.close)
-        store.embedder = embedder
+        store.use_embedder(embedder)
         store.refresh()
         hits = search_mod.search(store, "what broke with the feed reader while travelling")
         self.assertEqual(hits.channels, ["keyword", "vector", "semantic"])

@@ -42,14 +42,14 @@ class SharedIndexFolderTest(TempMemory):
         real_pid = os.getpid
         os.getpid = lambda: sleeper.pid  # the heartbeat of a live watcher process of folder a
         try:
-            store_a.beat(5.0)
+            store_a.heartbeat.beat(5.0)
         finally:
             os.getpid = real_pid
-        self.assertTrue(store_a.watcher_is_fresh())
+        self.assertTrue(store_a.heartbeat.is_fresh())
         store_b = ms.MemoryStore(b, index_dir=index, warn=lambda msg: None)
         self.addCleanup(store_b.close)
-        self.assertIsNone(store_b.watcher())
-        self.assertFalse(store_b.watcher_is_fresh())
+        self.assertIsNone(store_b.heartbeat.watcher())
+        self.assertFalse(store_b.heartbeat.is_fresh())
 
 
 class IndexOutOfGitTest(TempMemory):

@@ -23,7 +23,7 @@ class WatcherSaysWhatItCheckedTest(TempMemory):
         self.addCleanup(sleeper.kill)
         import time
         with mock.patch("os.getpid", return_value=sleeper.pid):
-            store.beat(5.0, every_file=time.time() - 250)  # recent files now, every file 250 s ago
+            store.heartbeat.beat(5.0, every_file=time.time() - 250)  # recent files now, every file 250 s ago
         code, out, err = run_script("search.sh", "hugo", "--json", "--dir", self.dir)
         self.assertEqual(code, 0, err)
         doc = json.loads(out)

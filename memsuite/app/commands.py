@@ -1,15 +1,63 @@
 """One function per command: the objects `--json` prints, the MCP tools return
 and the hooks read, so the doors cannot drift apart.  Each takes a store (or a
-folder) and plain arguments, and returns JSON-ready data."""
+folder) and the arguments as a door received them (a search: one SearchRequest),
+checks them, and returns JSON-ready data."""
+from ..base.options import to_budget, to_choice, to_count, to_date, to_days, to_positive_int, to_unit_score
+from ..base.records import StoreError, UsageError, record
 from ..text.citations import cite
 from ..text.markdown import is_heading
+from ..text.params import DEFAULT_HALF_LIFE
 from ..index.records import Filters
 from ..search.passages import Hits
-from ..search.ranking import DEFAULT_LIMIT, search
+from ..search.ranking import DEFAULT_LIMIT, MODES, search
 from ..search.recall import DEFAULT_BUDGET, context_pack, estimate_tokens, sort_newest_first, timeline
-from ..base.records import StoreError
 from ..search.results import compact_json, entry_json, hit_json
 from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder
+
+
+# Every argument a door passes is checked here, once, with one message per
+# mistake: the CLI and the MCP server cannot drift apart (a door converts only
+# what its transport needs, such as a command line's strings).
+RULES = {
+    "limit": to_positive_int, "min_score": to_unit_score, "since": to_date, "until": to_date,
+    "mode": to_choice(*MODES), "sort": to_choice("score", "date"), "source": to_choice("memory", "sessions", "all"),
+    "half_life": to_days, "budget": to_budget, "before": to_count, "after": to_count,
+}
+
+
+def checked(name, value):
+    """value (as given, a string or a number) after its rule, or UsageError
+    'name: what is wrong'."""
+    if value is None or name not in RULES:
+        return value
+    try:
+        return RULES[name](value if isinstance(value, str) else repr(value))
+    except UsageError as exc:
+        raise UsageError("%s: %s" % (name, exc))
+
+
+SearchRequest = record("SearchRequest", "query limit mode min_score filters sort recent compact explain")
+SearchRequest.__doc__ = ("One search as a door asked for it, checked: limit, mode, min_score, filters "
+                         "(Filters), sort ('score' or 'date'), recent (the half-life in days, or None), "
+                         "and how to answer (compact, explain).")
+
+
+def search_request(query, limit=None, mode=None, min_score=None, since=None, until=None, path=None,
+                   dated_only=False, source=None, sort=None, recent=False, half_life=None, compact=False,
+                   explain=False):
+    """The SearchRequest every door builds (search.sh, memory_search, the
+    hooks): each argument checked by its rule, since not after until."""
+    if not isinstance(query, str) or not query.strip():
+        raise UsageError("query is empty")
+    since, until = checked("since", since), checked("until", until)
+    if since and until and since > until:
+        raise UsageError("since %s is after until %s" % (since, until))
+    source = checked("source", source)
+    filters = Filters(since, until, path, bool(dated_only), None if source in (None, "all") else source)
+    half_life = checked("half_life", half_life)
+    return SearchRequest(query, checked("limit", limit) or DEFAULT_LIMIT, checked("mode", mode) or "hybrid",
+                         checked("min_score", min_score), filters, checked("sort", sort),
+                         half_life or (DEFAULT_HALF_LIFE if recent else None), bool(compact), bool(explain))
 
 
 def recent_params(store, recent=None):
@@ -17,29 +65,32 @@ def recent_params(store, recent=None):
     return store.params._replace(recent_half_life=float(recent)) if recent else store.params
 
 
-def run_search(store, query, limit=None, mode=None, min_score=None, filters=None, sort=None, recent=None):
-    """The hits of search.sh QUERY / memory_search, on a fresh index; recent
-    is --recent's half-life in days (None: no preference for newer notes)."""
-    hits = search(store, query, limit or DEFAULT_LIMIT, mode or "hybrid", min_score,
-                  filters or Filters(), recent_params(store, recent), sync=True)
-    return Hits(sort_newest_first(hits), hits.channels, hits.repeats) if sort == "date" else hits
+def run_search(store, request, sync=True):
+    """The hits of a SearchRequest, on a fresh index (sync=False: as it is)."""
+    hits = search(store, request.query, request.limit, request.mode, request.min_score, request.filters,
+                  recent_params(store, request.recent), sync=sync)
+    return Hits(sort_newest_first(hits), hits.channels, hits.repeats) if request.sort == "date" else hits
 
 
-def search_result(store, query, limit=None, mode=None, min_score=None, filters=None, sort=None,
-                  compact=False, hits=None, explain=False, recent=None):
+def explain_hits(store, request, hits):
+    """({hit id: what it matched and scored}, [the weaker hits cut, and why])."""
+    from ..search.explain import explain
+    return explain(store, request.query, hits, request.limit, request.mode, request.min_score, request.filters,
+                   recent_params(store, request.recent))
+
+
+def search_result(store, request, hits=None):
     """search.sh QUERY --json / memory_search: the hits, with a note when the
     folder holds nothing to search (an agent must not read [] as 'no memories');
     with explain, what each hit matched and scored, and why weaker ones were cut."""
     if hits is None:
-        hits = run_search(store, query, limit, mode, min_score, filters, sort, recent)
-    doc = {"query": query, "backend": store.backend_name, "stale": store.stale, "channels": hits.channels,
-           "results": [compact_json(h) if compact else hit_json(h) for h in hits]}
-    if recent:
-        doc["recent"] = {"half_life_days": float(recent)}
-    if explain:
-        from ..search.explain import explain as explain_hits
-        details, doc["cut"] = explain_hits(store, query, hits, limit, mode, min_score, filters or Filters(),
-                                           recent_params(store, recent))
+        hits = run_search(store, request)
+    doc = {"query": request.query, "backend": store.backend_name, "stale": store.stale, "channels": hits.channels,
+           "results": [compact_json(h) if request.compact else hit_json(h) for h in hits]}
+    if request.recent:
+        doc["recent"] = {"half_life_days": float(request.recent)}
+    if request.explain:
+        details, doc["cut"] = explain_hits(store, request, hits)
         for result in doc["results"]:
             result["explain"] = details[result["id"]]
     if store.checked_by:
@@ -47,7 +98,7 @@ def search_result(store, query, limit=None, mode=None, min_score=None, filters=N
     skipped = skipped_files(store)
     if skipped:
         doc["skipped"] = skipped
-    note = empty_note(store) or no_sessions_note(store, filters)
+    note = empty_note(store) or no_sessions_note(store, request.filters)
     if note and not hits:
         doc["note"] = note
     return doc
@@ -100,16 +151,23 @@ def add_result(store, text, heading=None, tags=(), path=None, request=None):
     return doc
 
 
-def timeline_result(store, anchor, before=None, after=None, full=False):
+def timeline_entries(store, anchor, before=None, after=None):
+    """search.sh timeline / memory_timeline: the entries around anchor (3 each side by default)."""
+    before, after = checked("before", before), checked("after", after)
     store.refresh()
-    entries = timeline(store, anchor, 3 if before is None else before, 3 if after is None else after)
+    return timeline(store, anchor, 3 if before is None else before, 3 if after is None else after)
+
+
+def timeline_result(store, anchor, before=None, after=None, full=False):
+    entries = timeline_entries(store, anchor, before, after)
     return {"anchor": anchor, "entries": [entry_json(e, full) for e in entries]}
 
 
-def context_result(store, query, budget=None, filters=None):
+def context_result(store, query, budget=None, since=None, until=None, path=None, dated_only=False):
     """(the Markdown pack, its JSON) of search.sh context / memory_context."""
+    filters = search_request(query, since=since, until=until, path=path, dated_only=dated_only).filters
+    budget = checked("budget", budget) or DEFAULT_BUDGET
     store.refresh()
-    budget = budget or DEFAULT_BUDGET
     text, entries = context_pack(store, query, budget, filters)
     doc = {"query": query, "budget": budget, "tokens": estimate_tokens(text), "stale": store.stale,
            "text": text, "entries": [entry_json(e) for e in entries]}

@@ -16,7 +16,7 @@ def status_report(store):
     info["stale"] = store.stale or bool(info["stale_files"])
     info["checked"] = time.strftime("%Y-%m-%dT%H:%M:%S")
     info["embedding"] = embed_status(store, store.embed_report)
-    info["watcher"] = store.watcher()
+    info["watcher"] = store.heartbeat.watcher()
     info["python"] = interpreter_info()
     info["unclosed_private"] = unclosed_private_blocks(store)
     for problem in info["problem_files"]:  # a note in another encoding: which, and how to convert it

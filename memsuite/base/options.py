@@ -35,13 +35,16 @@ def to_positive_int(value):
 
 
 MIN_BUDGET = 50  # tokens: a pack's header and one cited line (MCP memory_context's minimum too)
+MAX_BUDGET = 32000
 
 
 def to_budget(value):
-    """A token budget for context: MIN_BUDGET or more."""
+    """A token budget for context: MIN_BUDGET to MAX_BUDGET."""
     n = to_positive_int(value)
     if n < MIN_BUDGET:
         raise UsageError("%d tokens is too small for a cited passage (at least %d)" % (n, MIN_BUDGET))
+    if n > MAX_BUDGET:
+        raise UsageError("%d tokens is more than a context pack holds (at most %d)" % (n, MAX_BUDGET))
     return n
 
 

@@ -106,15 +106,6 @@ def split_subcommand(argv, commands, others=()):
     return None, argv
 
 
-def handler_of(command):
-    """A command's handler; one named "module:function" (a module of this
-    package) is imported only now, so a search never loads the MCP server."""
-    if not isinstance(command.handler, str):
-        return command.handler
-    module, function = command.handler.split(":")
-    return getattr(__import__("memsuite." + module, fromlist=[function]), function)
-
-
 def run_cli(argv, commands, prog):
     """Shared CLI driver: parse, run, map errors to exit codes (0 ok, 1 runtime
     error, 2 usage error), one line on stderr; MEMORY_DEBUG=1 adds the traceback."""
@@ -131,7 +122,7 @@ def run_cli(argv, commands, prog):
         if args.help:
             sys.stdout.write(format_help(command.usage, command.description, command.opts, command.epilog))
             return 0
-        return handler_of(command)(args)
+        return command.handler(args)
     except UsageError as exc:
         return report_error("%s; see --help" % exc, 2, as_json, prog)
     except StoreError as exc:
@@ -207,7 +198,7 @@ def embedding_store(args):
         return store  # the default: the provider code is never loaded
     try:
         from ..search.embeddings import make_embedder
-        store.embedder, store.embed_report = make_embedder(args.get("embed"))
+        store.use_embedder(*make_embedder(args.get("embed")))
     except BaseException:
         store.close()
         raise

@@ -23,9 +23,9 @@ import sys
 import time
 
 from ..text.citations import cite
-from ..base.fileio import FileLock
+from ..app.commands import run_search, search_request
+from ..base.fileio import FileLock, write_json_atomic
 from ..files.notes import append_memory
-from ..search.ranking import search
 from ..search.recall import estimate_tokens
 from ..files.sources import locate_index_dir, resolve_memory_dir, safe_join, user_cache_dir
 from ..store.memory_store import MemoryStore
@@ -89,10 +89,7 @@ class Hook:
     def save(self, session, data):
         path = self.state_path(session)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = "%s.%d.tmp" % (path, os.getpid())
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        os.replace(tmp, path)
+        write_json_atomic(path, data)
 
 
 def _log_line(base, line):
@@ -317,7 +314,7 @@ def recall(root, prompt, injected=(), skip_paths=(), budget=RECALL_TOKENS, cut=R
     own = store is None
     store = store or MemoryStore(root, warn=lambda msg: None)
     try:
-        hits = search(store, query, limit=RECALL_HITS, sync=own)
+        hits = run_search(store, search_request(query, limit=RECALL_HITS), sync=own)
     finally:
         if own:
             store.close()
@@ -399,7 +396,8 @@ def _write_block(hook, rel, session, short, lines, event):
         old = ""
     have = {l.strip().casefold() for l in old.splitlines()}
     new = [l for l in lines if l.strip().casefold() not in have]
-    room = 8000 - len(old)
+    from ..app.capture import MAX_BLOCK_CHARS  # loaded already: the capture called us
+    room = MAX_BLOCK_CHARS - len(old)
     kept, used = [], 0
     for l in new:
         if used + len(l) + 1 > room:

@@ -6,11 +6,9 @@ the server: a bad one gets a JSON-RPC error or an isError result."""
 import sys
 
 from .cli import embedding_store, no_words
-from ..app.commands import add_result, context_result, empty_note, search_result, status_result, timeline_result
-from ..index.records import Filters
+from ..app.commands import (RULES, add_result, checked, context_result, empty_note, search_request, search_result,
+                             status_result, timeline_result)
 from ..base.jsonout import to_json
-from ..base.options import to_date
-from ..text.params import DEFAULT_HALF_LIFE
 from ..search.ranking import MODES
 from ..base.records import StoreError, UsageError
 from ..search.results import read_cited
@@ -49,7 +47,7 @@ MCP_TOOLS = [
            "sort": {"type": "string", "enum": ["score", "date"]},
            "recent": dict({"type": "boolean"}, description="prefer newer notes (half-life 30 days; off by default): "
                                                            "use when a fact may have changed"),
-           "half_life": dict({"type": "number", "minimum": 0.1, "maximum": 36500},
+           "half_life": dict({"type": "number", "exclusiveMinimum": 0, "maximum": 36500},
                              description="recent, with this half-life in days"),
            "explain": dict({"type": "boolean"}, description="say what each hit matched and scored, "
                                                             "and why weaker hits were cut")}, ["query"]),
@@ -170,14 +168,10 @@ class McpServer:
 
     # --- the tools: each returns what the CLI prints with --json -------------
     def _memory_search(self, a):
-        for key in ("since", "until"):
-            if a.get(key):
-                to_date(a[key])
-        filters = Filters(a.get("since"), a.get("until"), a.get("path"), False)
-        recent = a.get("half_life") or (DEFAULT_HALF_LIFE if a.get("recent") else None)
-        return search_result(self.store, a["query"], a.get("limit"), a.get("mode"), a.get("min_score"),
-                             filters, a.get("sort"), a.get("compact", False), explain=a.get("explain", False),
-                             recent=recent)
+        return search_result(self.store, search_request(
+            a["query"], a.get("limit"), a.get("mode"), a.get("min_score"), a.get("since"), a.get("until"),
+            a.get("path"), False, None, a.get("sort"), a.get("recent"), a.get("half_life"), a.get("compact"),
+            a.get("explain")))
 
     def _memory_get(self, a):
         self.store.refresh()
@@ -194,11 +188,11 @@ class McpServer:
 
     def _memory_related(self, a):
         linker, graph = self._graph()
-        return linker.related_report(graph, a["target"], a.get("limit", 5))[1]
+        return linker.related_report(graph, a["target"], checked("limit", a.get("limit", 5)))[1]
 
     def _memory_entity(self, a):
         linker, graph = self._graph()
-        return linker.entity_report(graph, a["name"], a.get("limit", 20))[1]
+        return linker.entity_report(graph, a["name"], checked("limit", a.get("limit", 20)))[1]
 
     def _memory_timeline(self, a):
         return timeline_result(self.store, a["anchor"], a.get("before"), a.get("after"))
@@ -230,7 +224,8 @@ _JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean":
 
 
 def _check_arguments(schema, arguments):
-    """The subset of JSON Schema the tools use: required, types, enums, bounds."""
+    """The subset of JSON Schema the tools use: required, types, enums, bounds
+    (the values the command layer has a rule for are left to it)."""
     properties = schema["properties"]
     for key in schema["required"]:
         if key not in arguments:
@@ -243,6 +238,11 @@ def _check_arguments(schema, arguments):
         if not isinstance(value, kind) or (spec["type"] in ("integer", "number") and isinstance(value, bool)) \
                 or (spec["type"] == "number" and value != value):
             raise ToolError("%s must be of type %s" % (key, spec["type"]))
+        if key in RULES:  # the command layer's rule, in the CLI's words, then this door's cap
+            checked(key, value)
+            if "maximum" in spec and value > spec["maximum"]:  # agents' context is small
+                raise ToolError("%s: must be at most %s: %r" % (key, spec["maximum"], value))
+            continue
         if "enum" in spec and value not in spec["enum"]:
             raise ToolError("%s must be one of: %s" % (key, ", ".join(spec["enum"])))
         if "minimum" in spec and value < spec["minimum"] or "maximum" in spec and value > spec["maximum"]:

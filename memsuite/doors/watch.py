@@ -47,11 +47,11 @@ def watch(store, interval=1.0, stop=None, log=None):
             if _changed(report):
                 period = FULL_SCAN_SECONDS[0]
                 log("synced %s; %s" % (_report_text(report), plural(store.chunk_count(), "chunk")))
-            store.beat(interval, last_full)
+            store.heartbeat.beat(interval, last_full)
         except StoreError as exc:
             log("warning: %s; trying again" % exc)
         stop.wait(interval)
-    store.stop_beating()
+    store.heartbeat.stop()
     remove_watched(store.index_dir)
 
 

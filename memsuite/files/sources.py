@@ -314,6 +314,26 @@ def is_session(path):
     return path.startswith(SESSIONS_PREFIX) and path.endswith(".jsonl")
 
 
+def discover_sessions(folder):
+    """The transcripts (*.jsonl) under a sessions folder, as SourceFiles cited
+    sessions/<path>."""
+    files = []
+    for dirpath, dirnames, names in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(names):
+            if name.endswith(".jsonl") and not name.startswith("."):
+                full = os.path.join(dirpath, name)
+                try:
+                    st = os.stat(full)
+                except OSError:
+                    continue
+                rel = os.path.relpath(full, folder).replace(os.sep, "/")
+                files.append(SourceFile(SESSIONS_PREFIX + rel, full, st.st_size, st.st_mtime_ns))
+    return files
+
+
+# --- the memory folder's files -------------------------------------------------
+
 def content_hash(data):
     import hashlib  # lazy: costs milliseconds at start-up, needed only on change
     return hashlib.sha1(data.encode("utf-8", "surrogatepass")).hexdigest()

@@ -475,8 +475,8 @@ def defined_names(texts):
     return frozenset(found)
 
 
-# Mention rows: what the store keeps for the linker (see the link tables in
-# memory_store.py): (path, ordinal, key, kind, spelling, count) per chunk.
+# Mention rows: what the store keeps for the linker (see index/link_tables.py):
+# (path, ordinal, key, kind, spelling, count) per chunk.
 
 def file_mentions(path, chunks, cohesive=None, names=frozenset()):
     """Mention rows of a file from its chunks [(ordinal, text)]."""

@@ -25,7 +25,7 @@ class Hits(list):
 
 # Passages: touching hits in one file become one
 
-def _passages(order, rows, merged, keyword, vector, params, min_score, semantic=None):
+def build_passages(order, rows, merged, keyword, vector, params, min_score, semantic=None):
     """Hits in rank order, each line shown once.  A candidate that touches a
     better hit in the same file (within merge_gap lines, at most
     merge_max_lines together) and scores at least merge_min_share of it joins

@@ -191,6 +191,9 @@ def _is_unigram(term):
     return len(term) == 1 and is_cjk(term)
 
 
+is_unigram = _is_unigram  # the public name: ranking.py asks it too
+
+
 def _compound_parts(store, words, dfs):
     """{word: (left, right)} for unknown words that are two known words joined."""
     splits = {w: [(w[:i], w[i:]) for i in range(3, len(w) - 2)] for w in words if 6 <= len(w) <= MAX_SPLIT_WORD}

@@ -6,8 +6,8 @@ from ..text.bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
 from ..text.chinese import SURNAMES, ZH_FREE_CHARS, fold, frame_spans, function_spans, is_cjk, pair_binds
 from .dates import date_matches, query_dates, relative_spans, spans_match
 from ..text.params import DEFAULT_PARAMS
-from .passages import Hits, _passages
-from .query import _is_unigram, analyse_query
+from .passages import Hits, build_passages as _passages
+from .query import analyse_query, is_unigram as _is_unigram
 from ..base.records import UsageError, record
 from .snippets import make_snippet
 from ..text.tokenizer import cached_grams, expand

@@ -6,6 +6,8 @@ watcher's next look."""
 import json
 import os
 
+from ..base.fileio import write_json_atomic
+
 WATCHED = "watch.files"
 
 
@@ -19,11 +21,7 @@ def save_watched(index_dir, files, folders):
     saw them before the sync that indexed them) and {folder: mtime_ns}."""
     if not index_dir:
         return
-    path = os.path.join(index_dir, WATCHED)
-    tmp = "%s.tmp-%d" % (path, os.getpid())
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump({"files": files, "folders": folders}, f)
-    os.replace(tmp, path)
+    write_json_atomic(os.path.join(index_dir, WATCHED), {"files": files, "folders": folders}, durable=False)
 
 
 def load_watched(index_dir):

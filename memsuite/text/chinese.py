@@ -186,15 +186,10 @@ def fold(text):
     return unicodedata.normalize("NFKC", text).lower().translate(fold_map())
 
 
-def _is_cjk_char(c):
+def is_cjk_char(c):
     return "\u3040" <= c <= "\ud7ff" or "\uf900" <= c <= "\ufaff" or "\U00020000" <= c <= "\U00033fff"
 
 
 def is_cjk(text):
     """Whether text is made of CJK characters only (the tokenizer's CJK runs)."""
-    return bool(text) and all(_is_cjk_char(c) for c in text)
-
-
-def is_cjk_query(query):
-    letters = [c for c in query if c.isalpha()]
-    return bool(letters) and sum(1 for c in letters if is_cjk(c)) * 2 >= len(letters)
+    return bool(text) and all(is_cjk_char(c) for c in text)

@@ -2,7 +2,7 @@
 as bigrams, numbers and codes in their forms, and the vector channel's trigrams."""
 import re
 
-from .chinese import _is_cjk_char, fold
+from .chinese import is_cjk_char, fold
 from ..base.patterns import pattern
 from ..base.records import UsageError
 from .stemmer import stem
@@ -104,7 +104,7 @@ def expand(units, unigrams=True):
         return units.split()
     out = []
     for unit in units.split():
-        if _is_cjk_char(unit[0]):
+        if is_cjk_char(unit[0]):
             out.extend(_cjk_terms(unit, unigrams))
         else:
             out.append(unit)
