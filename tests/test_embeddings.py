@@ -1,9 +1,11 @@
 """Optional embedding providers: off by default, the whole path with a
 deterministic stand-in, HTTP providers against a local stub, failures that
 never hang a query or poison the index."""
+import contextlib
 import json
 import os
 import socket
+import sys
 import threading
 import time
 import unittest
@@ -14,6 +16,21 @@ from helpers import TempMemory, clean_env, run_script
 import memory_search as search_mod
 import memory_store as ms
 from memsuite.search import embeddings
+
+
+@contextlib.contextmanager
+def modules_missing(*names):
+    """These modules cannot be imported meanwhile.  (mock.patch.dict on
+    sys.modules would also drop every module first imported inside, so a
+    later test would meet a second copy of the suite's classes.)"""
+    saved = {n: sys.modules[n] for n in names if n in sys.modules}
+    sys.modules.update(dict.fromkeys(names))
+    try:
+        yield
+    finally:
+        for n in names:
+            sys.modules.pop(n, None)
+        sys.modules.update(saved)
 
 
 class Counting(search_mod.HashEmbedder):
@@ -362,7 +379,7 @@ class CrossLanguageTest(TempMemory):
 
     def test_the_library_scans_without_numpy(self):
         with mock.patch.dict(os.environ, {"MEMORY_EMBED_URL": self.stub.url, "MEMORY_EMBED_MODEL": "stub"}), \
-                mock.patch.dict("sys.modules", {"numpy": None, "sqlite_vec": None}):
+                modules_missing("numpy", "sqlite_vec"):
             store = ms.MemoryStore(self.dir)
             self.addCleanup(store.close)
             store.use_embedder(*search_mod.make_embedder("openai"))

@@ -121,9 +121,11 @@ class FreshOpenClawWorkspaceTest(TempMemory):
         from memsuite.files.sources import enclosing_workspace
         if enclosing_workspace(ROOT):  # the suite sits in a workspace on this machine: not the case to test
             self.skipTest("the suite's folder is inside a memory workspace here")
+        index_before = os.path.exists(os.path.join(ROOT, ".memory"))
         code, out, err = run_script("search.sh", "add", "a note", "--json", env=clean_env(), cwd=self.dir)
         self.assertEqual(code, 1)
         self.assertFalse(os.path.exists(os.path.join(ROOT, "memory")))
+        self.assertEqual(os.path.exists(os.path.join(ROOT, ".memory")), index_before)  # not even an index
         self.assertIn("no memory folder found", err)
         self.assertIn("MEMORY_DIR", err)
         self.assertEqual(len(err.strip().splitlines()), 1, err)
@@ -202,10 +204,10 @@ def add_while_busy(folder, text, wait_ms=300):
     import contextlib
     import io
     from unittest import mock
-    from memsuite.index.sqlite import index as sqlite_index
+    from memsuite.index.sqlite import index as sqlite_index, schema
     out, err = io.StringIO(), io.StringIO()
     with mock.patch.object(sqlite_index, "BUSY_TIMEOUT_MS", wait_ms), \
-            mock.patch.object(sqlite_index._retry_while_locked, "__defaults__", (wait_ms / 1000.0,)), \
+            mock.patch.object(schema.retry_while_locked, "__defaults__", (wait_ms / 1000.0,)), \
             contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = memory_search.main(["add", text, "--json", "--dir", folder])
     return code, out.getvalue(), err.getvalue()

@@ -5,7 +5,8 @@ import time
 from ..app.commands import add_result, status_result
 from .cli import cli_store, embedding_store, human_bytes, no_words, plural
 from ..base.jsonout import print_json
-from ..base.records import UsageError
+from ..base.records import StoreError, UsageError
+from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder, resolve_memory_dir
 from ..search.results import problems_json
 
 
@@ -13,6 +14,8 @@ def cmd_add(args):
     if not args.words:
         raise UsageError("add needs the note: search.sh add \"what to remember\" (or add - to read it "
                          "from standard input)")
+    if is_suite_folder(resolve_memory_dir(args.dir)):  # say so before opening (and indexing) anything
+        raise StoreError(NO_MEMORY_FOLDER)
     text = sys.stdin.read() if args.words == ["-"] else " ".join(args.words)
     with cli_store(args) as store:
         doc = add_result(store, text, args.heading, args.tags, args.file, args.request)
