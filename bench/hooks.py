@@ -35,7 +35,7 @@ import calibration  # noqa: E402
 import corpus  # noqa: E402
 import memory_search  # noqa: E402
 import memory_store  # noqa: E402
-from memsuite import hooks  # noqa: E402
+from memsuite.doors import hooks  # noqa: E402
 
 SUITE = os.path.dirname(HERE)
 SEARCH = os.path.join(SUITE, "search.sh")

@@ -120,10 +120,6 @@ def _safe_id(session):
     return (clean[:40] + "-" if clean else "") + hashlib.sha1(s.encode("utf-8", "replace")).hexdigest()[:12]
 
 
-def _short(session):
-    return _safe_id(session).replace("-", "")[:8] or "unknown"
-
-
 def _parse(argv):
     opts = {"dir": None, "stop": os.environ.get("MEMORY_HOOK_STOP") == "1", "event": None, "budget": None}
     i = 0
@@ -353,27 +349,30 @@ def user_prompt(hook, event, opts):
 # --- capture: PreCompact, SessionEnd, Stop ------------------------------------
 
 def capture(hook, event, opts, state=None):
-    """Capture the session's transcript into its block; the block's path (or None)."""
+    """Capture the session's transcript (or the messages the event carries:
+    OpenClaw's plugin) into its block; the block's path (or None)."""
     from ..app import capture as cap
     session = event.get("session_id")
     path = event.get("transcript_path")
-    if not path or not isinstance(path, str):
-        hook.log("no transcript_path: nothing captured")
-        return None
-    path = os.path.expanduser(path)
-    if not os.path.isfile(path):
-        hook.log("transcript not found: %s" % path)
-        return None
+    messages = event.get("messages") if isinstance(event.get("messages"), list) else None
+    if messages is None:
+        if not path or not isinstance(path, str):
+            hook.log("no transcript_path: nothing captured")
+            return None
+        path = os.path.expanduser(path)
+        if not os.path.isfile(path):
+            hook.log("transcript not found: %s" % path)
+            return None
     state = hook.load(session) if state is None else state
-    lines = cap.capture_lines(path, event.get("cwd"))
+    lines = cap.capture_lines(path, event.get("cwd"), messages=messages)
     if not lines:
         return state.get("capture")
-    short = _short(session)
-    rel = state.get("capture") or "memory/%s-session-%s.md" % (time.strftime("%Y-%m-%d"), short)
+    name = _safe_id(session)  # the whole id: Codex's (UUIDv7) share their first digits within a minute
+    rel = state.get("capture") or "memory/%s-session-%s.md" % (time.strftime("%Y-%m-%d"), name)
     lock_path = os.path.join(hook.base, "hooks", "capture")  # FileLock locks capture.lock
     os.makedirs(os.path.dirname(lock_path), exist_ok=True)
     with FileLock(lock_path):
-        added = _write_block(hook, rel, session, short, lines, event)
+        added = _write_block(hook, rel, session, name, lines, event)
     state["capture"] = rel
     state["updated"] = time.time()
     _save_quietly(hook, session, state)
@@ -387,7 +386,7 @@ def capture(hook, event, opts, state=None):
     return rel
 
 
-def _write_block(hook, rel, session, short, lines, event):
+def _write_block(hook, rel, session, name, lines, event):
     """Append to the session's file the lines it does not hold yet (the first
     capture writes its heading and anchor); the number of lines added."""
     full = safe_join(hook.root, rel)
@@ -409,7 +408,7 @@ def _write_block(hook, rel, session, short, lines, event):
         return 0
     if not old.strip():
         where = os.path.basename((event.get("cwd") or "").rstrip("/")) or "-"
-        head = ["# %s session %s" % (time.strftime("%Y-%m-%d"), short), "",
+        head = ["# %s session %s" % (time.strftime("%Y-%m-%d"), name), "",
                 "<!-- session:%s -->" % _safe_id(session),
                 "## Session %s (%s, %s)" % (time.strftime("%H:%M"), where, event.get("hook_event_name"))]
         kept = head + kept
