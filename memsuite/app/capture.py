@@ -334,13 +334,20 @@ def capture_lines(path, cwd=None, messages=None):
     files_line = ["- Files touched: " + ", ".join(shown)] if shown else []
     picked = noted[:20] + files_line + fixes + concluded[-8:] + list(answered.values())
     picked += asked[:max(0, MAX_ITEMS - len(picked))]
+    return _once(picked)[:MAX_ITEMS]
+
+
+def _once(lines):
+    """The lines without repeats: none twice, none whose text another line holds whole."""
+    bodies = [_body(line).rstrip("…").casefold() for line in lines]
     out, seen = [], set()
-    for line in picked:
-        key = line.casefold()
-        if key not in seen and len(_body(line).strip()) > 1:
-            seen.add(key)
+    for k, line in enumerate(lines):
+        body = bodies[k]
+        inside = any(len(other) > len(body) and body in other for other in bodies)
+        if body not in seen and len(body.strip()) > 1 and not inside:
+            seen.add(body)
             out.append(line)
-    return out[:MAX_ITEMS]
+    return out
 
 
 _QUESTION_END = re.compile(r"(?:[?？]|[吗呢么][。.]?)\W*$")
