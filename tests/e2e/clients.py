@@ -128,8 +128,14 @@ def bullets(mem):
 
 
 def folder_bytes(mem):
+    """The memory folder's notes and index (MEMORY.md, memory/, .memory/), not
+    what else a workspace holds (an OpenClaw workspace has the skill's copy of
+    the suite, whose tests hold the planted secrets)."""
     data = b""
-    for dirpath, _, names in os.walk(mem):
+    for dirpath, dirnames, names in os.walk(mem):
+        if dirpath == mem:
+            dirnames[:] = [d for d in dirnames if d in ("memory", ".memory")]
+            names = [n for n in names if n == "MEMORY.md"]
         for n in names:
             try:
                 with open(os.path.join(dirpath, n), "rb") as f:
