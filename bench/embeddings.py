@@ -422,7 +422,7 @@ def sqlite_vec_status():
 @contextlib.contextmanager
 def forced(path, ran):
     """Make the semantic channel's _nearest take one path; ran collects which path answered."""
-    from memsuite import embeddings as channel
+    from memsuite.search import embeddings as channel
     original = channel._nearest
 
     def nearest(store, model, qvec, k, scan_limit=None):
@@ -445,7 +445,7 @@ def forced(path, ran):
 
 @contextlib.contextmanager
 def timed_semantic(times):
-    from memsuite import embeddings as channels  # the ranking looks it up there on each search
+    from memsuite.search import embeddings as channels  # the ranking looks it up there on each search
     original = channels.semantic_channel
 
     def channel(*args):

@@ -393,8 +393,8 @@ if __name__ == "__main__":
     unittest.main()
 
 
-class ReviewFixesTest(TempMemory):
-    """Cases found in the last review of this round."""
+class FolderEdgeCasesTest(TempMemory):
+    """Odd names, unreadable files, ignore globs, request keys, links and headings."""
 
     def test_a_name_that_is_not_utf8_is_refused_before_anything_is_written(self):
         self.write("MEMORY.md", "# Memory\n")

@@ -272,7 +272,7 @@ class WatchTest(TempMemory):
         self.assertEqual((proc.returncode, err), (0, ""))
 
 
-class NewUserTest(TempMemory):
+class MessagesForNewUsersTest(TempMemory):
     def test_a_path_filter_matching_no_file_says_so(self):
         self.copy_examples()
         code, out, err = run_script("search.sh", "--dir", self.dir, "RSS", "--path", "notes/*")
