@@ -1,5 +1,5 @@
 """search.sh hook: one entry point for agents' lifecycle hooks (Claude Code,
-Codex, OpenClaw through its handler).  Reads the event JSON on stdin and acts
+Codex, OpenClaw through its plugin).  Reads the event JSON on stdin and acts
 on hook_event_name:
 
   SessionStart       a cited memory brief as additionalContext (after a
@@ -7,7 +7,8 @@ on hook_event_name:
   UserPromptSubmit   the best passages for the prompt above a calibrated cut,
                      or nothing; never what this session already received
   PreCompact, SessionEnd (and Stop with --stop or MEMORY_HOOK_STOP=1)
-                     capture the session into memory/<day>-session-<id>.md
+                     capture the session (its transcript_path, or the
+                     event's messages) into memory/<day>-session-<id>.md
 
 It fails open: on any problem it prints nothing, exits 0 and appends one
 line to hooks.log beside the index (MEMORY_DEBUG=1: on stderr too).
