@@ -74,6 +74,23 @@ class ClientRecordsTest(CaptureCase):
         self.assert_once(lines, "4-112")
         self.assert_once(lines, "周四下午要去取护照")
 
+    def test_codex_rollouts_that_record_what_was_typed(self):
+        def item(kind, **payload):
+            return json.dumps({"timestamp": "2026-11-20T09:00:00Z", "type": kind, "payload": payload})
+        lines = self.lines_of([
+            item("response_item", type="message", role="user", content=[
+                {"type": "input_text", "text": "# AGENTS.md instructions for /p\n\nINSTRUCTIONS-TEXT"}]),
+            item("response_item", type="message", role="user", content=[
+                {"type": "input_text", "text": "Remember that the van is parked on level 3."}]),
+            item("event_msg", type="user_message", message="Remember that the van is parked on level 3."),
+            item("response_item", type="message", role="assistant", content=[
+                {"type": "output_text", "text": "Noted: level 3."}]),
+            item("event_msg", type="agent_message", message="Noted: level 3.")])
+        text = "\n".join(lines)
+        self.assertNotIn("INSTRUCTIONS-TEXT", text)
+        self.assert_once(lines, "parked on level 3")
+        self.assert_once(lines, "Noted: level 3.")
+
     def test_client_tags_and_notices_are_not_what_was_said(self):
         lines = self.lines_of([
             record("user", "<environment_context>\n  <cwd>/p</cwd>\n</environment_context>"),

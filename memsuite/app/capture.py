@@ -91,7 +91,7 @@ def _codex(record, typed):
     if not isinstance(payload, dict):
         return record
     kind = payload.get("type")
-    if record.get("type") == "event_msg" and kind in ("user_message", "agent_message"):
+    if typed and record.get("type") == "event_msg" and kind in ("user_message", "agent_message"):
         role = "user" if kind == "user_message" else "assistant"
         text = payload.get("message") if isinstance(payload.get("message"), str) else ""
         return {"type": role, "message": {"role": role, "content": [{"type": "text", "text": text}]}}

@@ -195,7 +195,8 @@ class ClientCase(unittest.TestCase):
         p = subprocess.run(argv, cwd=cls.proj, env=env or cls.env, stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
         if check and p.returncode != 0:
-            raise AssertionError("%s exited %d: %s" % (argv[:3], p.returncode, p.stderr.decode("utf-8", "replace")[-800:]))
+            raise AssertionError("%s exited %d: %s" % (argv[:3], p.returncode,
+                                                       p.stderr.decode("utf-8", "replace")[-800:]))
         return p, (time.perf_counter() - t) * 1000
 
     # --- the checks every client shares ------------------------------------------
@@ -237,6 +238,28 @@ class ClientCase(unittest.TestCase):
         return one[0], two[0]
 
 
-def report(name, rows):
+    def measure(self, markers, new_session, facts, pair=("locker is number 17", "5521")):
+        """Issue 26's figures for this client, printed: captured lines from the
+        client (markers), doubled lines, facts the new session received,
+        planted secrets in the folder, files for two sessions."""
+        lines = bullets(self.mem)
+        client = sum(any(m in line for m in markers) for _, line in lines)
+        doubled = held = 0  # the same line twice in a file; a line another of the file holds whole
+        for name in {n for n, _ in lines}:
+            mine = [line.split(": ", 1)[-1].rstrip("…") for n, line in lines if n == name]
+            doubled += len(mine) - len(set(mine))
+            held += sum(any(len(other) > len(body) and body in other for other in mine) for body in mine)
+        text = "\n".join(n for body in new_session for n in notes(body))
+        data = folder_bytes(self.mem)
+        files = self.files_holding(*pair)
+        report(self.client + " capture", [
+            ("session files", len(session_files(self.mem))), ("captured lines", len(lines)),
+            ("lines from the client", client), ("doubled lines", doubled), ("lines held by another", held),
+            ("facts the new session received", sum(f in text for f in facts)),
+            ("planted secrets in the folder", sum(s.encode() in data for s in SECRETS)),
+            ("files for the two sessions", len({f for names in files for f in names}))], unit="")
+
+
+def report(name, rows, unit=" ms"):
     """Timings printed (never asserted): name, [(label, ms)]."""
-    sys.stderr.write("\n%s: %s\n" % (name, ", ".join("%s %.0f ms" % r for r in rows)))
+    sys.stderr.write("\n%s: %s\n" % (name, ", ".join("%s %.0f%s" % (label, value, unit) for label, value in rows)))

@@ -12,6 +12,8 @@ from clients import (BADGE, PIANO, ROOT, SECRET_PROMPT, ClientCase, briefs, bull
                      wanted)
 
 CLAUDE = tool("cc", "node_modules", ".bin", "claude")
+CLAUDE_MARKERS = ["Primary Request", "previous conversation", "Summary", "Compacted", "command-", "Caveat",
+                  "TOOLNOISE", "system-reminder", "<"]
 
 
 @unittest.skipUnless(wanted("claude") and CLAUDE, "MEMORY_E2E=1 and Claude Code under MEMORY_E2E_PREFIX/cc needed")
@@ -76,8 +78,10 @@ class ClaudeCodeTest(ClientCase):
         self.assertIn("The old one (7731) is void.", line)
 
     def test_nothing_from_the_client(self):
-        self.check_no_client_lines(["Primary Request", "previous conversation", "Summary", "Compacted",
-                                    "command-", "Caveat", "TOOLNOISE", "system-reminder", "<"])
+        self.check_no_client_lines(CLAUDE_MARKERS)
+
+    def test_measure(self):
+        self.measure(CLAUDE_MARKERS, self.third, ["88412", "周三下午四点"])
 
     def test_a_new_session_gets_the_facts(self):
         self.check_new_session_gets(self.third, ["88412", "周三下午四点"])

@@ -15,6 +15,8 @@ from clients import BADGE, PIANO, ROOT, SECRET_PROMPT, ClientCase, briefs, notes
 CODEX = tool("codex", "node_modules", ".bin", "codex")
 BYPASS = "--dangerously-bypass-hook-trust"
 TMUX = shutil.which("tmux")
+CODEX_MARKERS = ["environment_context", "<cwd>", "current_date", "Summary", "summary", "handoff",
+                 "Another language model", "permissions", "AGENTS.md", "<"]
 
 
 @unittest.skipUnless(wanted("codex") and CODEX, "MEMORY_E2E=1 and Codex under MEMORY_E2E_PREFIX/codex needed")
@@ -130,8 +132,10 @@ class CodexTest(ClientCase):
         self.check_facts_once_and_secrets_absent(["88412", "周三下午四点", "db.internal"])
 
     def test_nothing_from_the_client(self):
-        self.check_no_client_lines(["environment_context", "<cwd>", "current_date", "Summary", "summary",
-                                    "handoff", "Another language model", "permissions", "AGENTS.md", "<"])
+        self.check_no_client_lines(CODEX_MARKERS)
+
+    def test_measure(self):
+        self.measure(CODEX_MARKERS, self.third, ["88412", "周三下午四点"])
 
     def test_a_new_session_gets_the_facts(self):
         self.check_new_session_gets(self.third, ["88412", "周三下午四点"])

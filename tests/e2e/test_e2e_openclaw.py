@@ -17,10 +17,12 @@ from clients import (BADGE, PIANO, ROOT, SECRET_PROMPT, ClientCase, briefs, free
 OPENCLAW = tool("oc", "node_modules", ".bin", "openclaw")
 NODE_BIN = os.path.dirname(tool("node24", "node_modules", ".bin", "node") or "/nonexistent/node")
 PLUGIN = os.path.join(ROOT, "integrations", "openclaw", "memory-suite-plugin")
+OPENCLAW_MARKERS = ["Sender", "untrusted metadata", "message_id", "Summary", "<", "```",
+                    "A new session was started"]
 
 
 @unittest.skipUnless(wanted("openclaw") and OPENCLAW and os.path.isdir(NODE_BIN),
-                     "MEMORY_E2E=1, OpenClaw under MEMORY_E2E_PREFIX/oc and Node 24 under MEMORY_E2E_PREFIX/node24 needed")
+                     "MEMORY_E2E=1, OpenClaw and Node 24 under MEMORY_E2E_PREFIX (oc/, node24/) needed")
 class OpenClawTest(ClientCase):
     client = "openclaw"
     stub_script = "openai_stub.py"
@@ -125,8 +127,10 @@ class OpenClawTest(ClientCase):
         self.check_facts_once_and_secrets_absent(["88412", "周三下午四点", "db.internal"])
 
     def test_nothing_from_the_client(self):
-        self.check_no_client_lines(["Sender", "untrusted metadata", "message_id", "Summary", "<", "```",
-                                    "A new session was started"])
+        self.check_no_client_lines(OPENCLAW_MARKERS)
+
+    def test_measure(self):
+        self.measure(OPENCLAW_MARKERS, self.third, ["88412", "周三下午四点"])
 
     def test_a_new_session_gets_the_facts(self):
         self.check_new_session_gets(self.third, ["88412", "周三下午四点"])
