@@ -1,5 +1,5 @@
 """search.sh hook: one entry point for agents' lifecycle hooks (Claude Code,
-Codex, OpenClaw through its handler).  Reads the event JSON on stdin and acts
+Codex, OpenClaw through its plugin).  Reads the event JSON on stdin and acts
 on hook_event_name:
 
   SessionStart       a cited memory brief as additionalContext (after a
@@ -7,7 +7,8 @@ on hook_event_name:
   UserPromptSubmit   the best passages for the prompt above a calibrated cut,
                      or nothing; never what this session already received
   PreCompact, SessionEnd (and Stop with --stop or MEMORY_HOOK_STOP=1)
-                     capture the session into memory/<day>-session-<id>.md
+                     capture the session (its transcript_path, or the
+                     event's messages) into memory/<day>-session-<id>.md
 
 It fails open: on any problem it prints nothing, exits 0 and appends one
 line to hooks.log beside the index (MEMORY_DEBUG=1: on stderr too).
@@ -116,10 +117,6 @@ def _safe_id(session):
         return clean
     import hashlib
     return (clean[:40] + "-" if clean else "") + hashlib.sha1(s.encode("utf-8", "replace")).hexdigest()[:12]
-
-
-def _short(session):
-    return _safe_id(session).replace("-", "")[:8] or "unknown"
 
 
 def _parse(argv):
@@ -351,27 +348,30 @@ def user_prompt(hook, event, opts):
 # --- capture: PreCompact, SessionEnd, Stop ------------------------------------
 
 def capture(hook, event, opts, state=None):
-    """Capture the session's transcript into its block; the block's path (or None)."""
+    """Capture the session's transcript (or the messages the event carries:
+    OpenClaw's plugin) into its block; the block's path (or None)."""
     from ..app import capture as cap
     session = event.get("session_id")
     path = event.get("transcript_path")
-    if not path or not isinstance(path, str):
-        hook.log("no transcript_path: nothing captured")
-        return None
-    path = os.path.expanduser(path)
-    if not os.path.isfile(path):
-        hook.log("transcript not found: %s" % path)
-        return None
+    messages = event.get("messages") if isinstance(event.get("messages"), list) else None
+    if messages is None:
+        if not path or not isinstance(path, str):
+            hook.log("no transcript_path: nothing captured")
+            return None
+        path = os.path.expanduser(path)
+        if not os.path.isfile(path):
+            hook.log("transcript not found: %s" % path)
+            return None
     state = hook.load(session) if state is None else state
-    lines = cap.capture_lines(path, event.get("cwd"))
+    lines = cap.capture_lines(path, event.get("cwd"), messages=messages)
     if not lines:
         return state.get("capture")
-    short = _short(session)
-    rel = state.get("capture") or "memory/%s-session-%s.md" % (time.strftime("%Y-%m-%d"), short)
+    name = _safe_id(session)  # the whole id: Codex's (UUIDv7) share their first digits within a minute
+    rel = state.get("capture") or "memory/%s-session-%s.md" % (time.strftime("%Y-%m-%d"), name)
     lock_path = os.path.join(hook.base, "hooks", "capture")  # FileLock locks capture.lock
     os.makedirs(os.path.dirname(lock_path), exist_ok=True)
     with FileLock(lock_path):
-        added = _write_block(hook, rel, session, short, lines, event)
+        added = _write_block(hook, rel, session, name, lines, event)
     state["capture"] = rel
     state["updated"] = time.time()
     _save_quietly(hook, session, state)
@@ -385,7 +385,7 @@ def capture(hook, event, opts, state=None):
     return rel
 
 
-def _write_block(hook, rel, session, short, lines, event):
+def _write_block(hook, rel, session, name, lines, event):
     """Append to the session's file the lines it does not hold yet (the first
     capture writes its heading and anchor); the number of lines added."""
     full = safe_join(hook.root, rel)
@@ -408,7 +408,7 @@ def _write_block(hook, rel, session, short, lines, event):
         return 0
     if not old.strip():
         where = os.path.basename((event.get("cwd") or "").rstrip("/")) or "-"
-        head = ["# %s session %s" % (time.strftime("%Y-%m-%d"), short), "",
+        head = ["# %s session %s" % (time.strftime("%Y-%m-%d"), name), "",
                 "<!-- session:%s -->" % _safe_id(session),
                 "## Session %s (%s, %s)" % (time.strftime("%H:%M"), where, event.get("hook_event_name"))]
         kept = head + kept
