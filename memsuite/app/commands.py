@@ -21,7 +21,7 @@ def run_search(store, query, limit=None, mode=None, min_score=None, filters=None
     is --recent's half-life in days (None: no preference for newer notes)."""
     hits = search(store, query, limit or DEFAULT_LIMIT, mode or "hybrid", min_score,
                   filters or Filters(), recent_params(store, recent), sync=True)
-    return Hits(sort_newest_first(hits), hits.channels, hits.repeats) if sort == "date" else hits
+    return Hits(sort_newest_first(hits), hits.channels, hits.repeats, hits.earlier) if sort == "date" else hits
 
 
 def search_result(store, query, limit=None, mode=None, min_score=None, filters=None, sort=None,
@@ -33,6 +33,9 @@ def search_result(store, query, limit=None, mode=None, min_score=None, filters=N
         hits = run_search(store, query, limit, mode, min_score, filters, sort, recent)
     doc = {"query": query, "backend": store.backend_name, "stale": store.stale, "channels": hits.channels,
            "results": [compact_json(h) if compact else hit_json(h) for h in hits]}
+    for result in doc["results"]:  # an earlier statement of a fact a newer hit restates
+        if result["id"] in hits.earlier:
+            result["newer"] = hits.earlier[result["id"]]
     if recent:
         doc["recent"] = {"half_life_days": float(recent)}
     if explain:

@@ -1,9 +1,10 @@
 """Query analysis: a query's terms, their weights, and the words the index never saw."""
 
-from ..text.chinese import EN_FRAME_WORDS, ZH_FREE_CHARS, frame_spans, function_spans, is_cjk
+from ..text.chinese import EN_FRAME_WORDS, EN_HOW_WORDS, EN_LIGHT_VERBS, ZH_FREE_CHARS, frame_spans, function_spans, is_cjk, word_breaks
 from ..text.params import DEFAULT_PARAMS
 from ..base.records import UsageError, record
 from .synonyms import expansions
+from ..text.stemmer import stem
 from ..text.tokenizer import text_units, cached_grams, expand, index_terms, tokenize
 
 
@@ -46,6 +47,7 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
         return Query([], {}, set(), [], [], [], {}, n_docs, [], {})
     own = own_weights(units, params)
     frame, frame_words = frame_terms(units)
+    frame.update(english_frame(query))
     alternatives = expansions(units, store.root, params)
     if frame_words:  # what a frame word stands for is frame too (电话 -> 手机号)
         frame.update(t for word, _ in expansions(" ".join(frame_words), store.root, params)
@@ -109,6 +111,17 @@ def frame_terms(units):
     return out, words
 
 
+def english_frame(query):
+    """The English frame words of a query beyond EN_FRAME_WORDS, as stems:
+    a question word after "how" (long in "how long", not in "long-term")
+    and the light verbs (take, get, happen) that carry a question."""
+    import re
+    words = re.findall(r"[a-z]+", query.lower()) if query.isascii() else re.findall(r"[A-Za-z]+", query.lower())
+    out = {stem(w) for w in words if stem(w) in EN_LIGHT_VERBS}
+    out.update(stem(b) for a, b in zip(words, words[1:]) if a == "how" and stem(b) in EN_HOW_WORDS)
+    return out
+
+
 def _topic(units, terms, frame):
     """What a query is about: its words outside its frame and function words,
     each as the terms that hold it (a Chinese word as its bigrams, trimmed
@@ -141,8 +154,9 @@ def _topic(units, terms, frame):
 def own_weights(units, params=DEFAULT_PARAMS):
     """{term: weight} of a query's own CJK terms: a bigram inside a function
     word (什么时候, 是谁) weighs function_weight, one across a function word's
-    edge cross_weight, a single character of a longer run unigram_weight;
-    other terms weigh 1."""
+    edge cross_weight, one across the edge of two everyday words (机号 in
+    手机号: 手机 号) break_weight, a single character of a longer run
+    unigram_weight; other terms weigh 1."""
     weights = {}
 
     def give(term, weight):
@@ -151,9 +165,11 @@ def own_weights(units, params=DEFAULT_PARAMS):
         if not is_cjk(run[0]) or len(run) == 1:
             continue
         fn = function_spans(run)
+        breaks = word_breaks(run) if len(run) > 2 and params.break_weight < 1.0 else [False] * len(run)
         for i in range(len(run) - 1):
             both, one = fn[i] and fn[i + 1], fn[i] or fn[i + 1]
-            give(run[i:i + 2], params.function_weight if both else params.cross_weight if one else 1.0)
+            give(run[i:i + 2], params.function_weight if both else params.cross_weight if one
+                 else params.break_weight if breaks[i] else 1.0)
         for i, c in enumerate(run):
             give(c, params.function_weight if fn[i] else params.unigram_weight)
     return weights

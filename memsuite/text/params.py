@@ -23,15 +23,19 @@ _PARAM_DEFAULTS = [
     ("rerank_depth", 20),        # the best hits get the proximity bonus...
     ("proximity_weight", 0.15),  # ...worth this much (scores renormalised to [0, 1])
     ("date_weight", 0.1),        # bonus for a file dated on a day the query names
+    ("when_weight", 0.1),        # bonus for a text saying a time, when a question asks when
     ("label_weight", 0.1),       # bonus for a line labelled by a query word ('- 李明：...')
     ("recent_half_life", 0.0),   # --recent: days for a note's recency to halve (0: off, the default)...
     ("recent_weight", 0.3),      # ...and the share of its score that decays with age (see recency.py)
     ("duplicate_share", 0.5),    # a hit only repeating better ones keeps this share (1.0: off; diversity.py)...
     ("duplicate_similarity", 0.8),  # ...a line repeats another at this Jaccard similarity of their terms
+    ("supersede_share", 0.8),    # a later note saying otherwise about the same words, within this share
+                                 # of an earlier one's score, ranks above it (1.0: off; supersede.py)
     ("score_floor", 0.05),       # by default hits scoring under this are not shown...
     ("relative_floor", 0.15),    # ...nor those under this share of the best hit
     ("function_weight", 0.1),    # a query's Chinese function words (什么时候, 是谁, 的) count this much...
     ("cross_weight", 0.3),       # ...a bigram across a function word's edge (频什 in 视频什么) this much
+    ("break_weight", 0.3),       # ...one across two everyday words (机号 in 手机|号) this much
     ("unigram_weight", 1.0),     # ...and a single Chinese character of a longer word this much
     ("frame_weight", 1.0),       # a question's frame (电话, 名字, 来着; name, phone) against its topic...
     ("frame_only_share", 0.5),   # ...and a hit holding the frame but none of the topic keeps this share
