@@ -115,3 +115,37 @@ class OneCutTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LongPromptTest(TempMemory):
+    """A whole chat turn is about its topic words, not its greetings and filler."""
+
+    files = {
+        "memory/2026-01-05.md": "# 2026-01-05\n\n- Ready for the next step? Let's get started, sounds good, mate.\n"
+                                "- Great, thanks, I'm ready to move forward now.\n",
+        "memory/2026-01-06.md": "# 2026-01-06\n\n- Remittance fees to Lagos: the bank charges 4%, the app 1.5%.\n",
+        "memory/2026-01-07.md": "# 2026-01-07\n\n- Customer rush at the shop after the holiday sale.\n",
+    }
+    prompt = ("Hey mate! That customer rush was something else, honestly. I'm ready to get back into the "
+              "remittance stuff now. What's the next step? Thanks!")
+
+    def setUp(self):
+        super().setUp()
+        self.store = ms.MemoryStore(self.dir)
+        self.addCleanup(self.store.close)
+        self.store.sync()
+
+    def test_a_long_prompt_is_answered_by_its_topic_not_its_filler(self):
+        hits = search(self.store, self.prompt, limit=3, min_score=0.0)
+        self.assertNotEqual(hits[0].path, "memory/2026-01-05.md", [(h.id, h.score) for h in hits])
+
+    def test_topic_terms_leave_out_greetings_and_filler(self):
+        from memsuite.search.query import topic_terms
+        terms = topic_terms(self.store, self.prompt)
+        self.assertIn("remitt", terms[:3] + [t for t in terms if t.startswith("remit")])
+        for filler in ("hei", "hey", "mate", "readi", "next", "step", "thank", "honestli"):
+            self.assertNotIn(filler, terms)
+
+    def test_a_short_question_keeps_every_word(self):
+        from memsuite.search.query import topic_terms
+        self.assertIn("next", topic_terms(self.store, "next step"))

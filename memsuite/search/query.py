@@ -4,6 +4,7 @@ from ..text.chinese import EN_FRAME_WORDS, EN_HOW_WORDS, EN_LIGHT_VERBS, ZH_FREE
 from ..text.params import DEFAULT_PARAMS
 from ..base.records import UsageError, record
 from .synonyms import expansions
+from ..text.filler import is_filler
 from ..text.stemmer import stem
 from ..text.tokenizer import text_units, cached_grams, expand, index_terms, tokenize
 
@@ -46,6 +47,7 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
     if not terms or not n_docs:
         return Query([], {}, set(), [], [], [], {}, n_docs, [], {})
     own = own_weights(units, params)
+    own.update(filler_weights(terms, params))
     frame, frame_words = frame_terms(units)
     frame.update(english_frame(query))
     alternatives = expansions(units, store.root, params)
@@ -149,6 +151,31 @@ def _topic(units, terms, frame):
                 words.append(tuple(span[j:j + 2] for j in range(len(span) - 1)))
             span = ""
     return tuple(dict.fromkeys(words))
+
+
+def topic_terms(store, prompt, params=None):
+    """The words a prompt is about, rarest first: its own terms that weigh
+    fully (no greetings, thanks or chat filler of a long prompt, no function
+    or frame words, no lone Chinese characters), the words no note holds
+    last.  Its search scores measure how much of these a hit holds, whatever
+    the prompt's length (the prompt hook's gate relies on that)."""
+    q = analyse_query(store, prompt, params or store.params)
+    own = [t for t in q.base if q.weights.get(t, 0) >= 1.0 and t not in q.frame and not _is_unigram(t)]
+    return sorted(own, key=lambda t: (q.dfs[t], t)) + [t for t, w in q.missing.items() if w >= 1.0 and t not in q.frame]
+
+
+def is_long_prompt(terms, params=DEFAULT_PARAMS):
+    """Whether a query is a whole chat turn rather than a question: it holds
+    long_prompt_terms distinct words (Latin words, Chinese bigrams) or more."""
+    return len({t for t in terms if not _is_unigram(t)}) >= params.long_prompt_terms
+
+
+def filler_weights(terms, params=DEFAULT_PARAMS):
+    """{term: filler_weight} for the chat words of a long prompt (text/filler.py):
+    its topic is in its other words."""
+    if not is_long_prompt(terms, params):
+        return {}
+    return {t: params.filler_weight for t in terms if is_filler(t)}
 
 
 def own_weights(units, params=DEFAULT_PARAMS):
