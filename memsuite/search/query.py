@@ -181,9 +181,9 @@ def filler_weights(terms, params=DEFAULT_PARAMS):
 def own_weights(units, params=DEFAULT_PARAMS):
     """{term: weight} of a query's own CJK terms: a bigram inside a function
     word (什么时候, 是谁) weighs function_weight, one across a function word's
-    edge cross_weight, one across the edge of two everyday words (机号 in
-    手机号: 手机 号) break_weight, a single character of a longer run
-    unigram_weight; other terms weigh 1."""
+    edge cross_weight, one across the edge of two words in the question's
+    frame (机号 in 手机号: 手机 号; 来杭 in 来杭州) break_weight, a single
+    character of a longer run unigram_weight; other terms weigh 1."""
     weights = {}
 
     def give(term, weight):
@@ -192,7 +192,7 @@ def own_weights(units, params=DEFAULT_PARAMS):
         if not is_cjk(run[0]) or len(run) == 1:
             continue
         fn = function_spans(run)
-        breaks = word_breaks(run) if len(run) > 2 and params.break_weight < 1.0 else [False] * len(run)
+        breaks = _frame_breaks(run) if len(run) > 2 and params.break_weight < 1.0 else [False] * len(run)
         for i in range(len(run) - 1):
             both, one = fn[i] and fn[i + 1], fn[i] or fn[i + 1]
             give(run[i:i + 2], params.function_weight if both else params.cross_weight if one
@@ -200,6 +200,16 @@ def own_weights(units, params=DEFAULT_PARAMS):
         for i, c in enumerate(run):
             give(c, params.function_weight if fn[i] else params.unigram_weight)
     return weights
+
+
+def _frame_breaks(run):
+    """For each pair of neighbouring characters, whether a word boundary
+    lies between them (chinese.word_breaks) with one of them in the
+    question's frame or a free character (来, 说).  Between two topic words
+    the pair stays: 入职体检 written so in a note is the phrase asked for."""
+    breaks, frame = word_breaks(run), frame_spans(run)
+    return [b and (frame[i] or frame[i + 1] or run[i] in ZH_FREE_CHARS or run[i + 1] in ZH_FREE_CHARS)
+            for i, b in enumerate(breaks)]
 
 
 def _is_long_code(term):
