@@ -207,7 +207,10 @@ def _frame_breaks(run):
     lies between them (chinese.word_breaks) with one of them in the
     question's frame or a free character (来, 说).  Between two topic words
     the pair stays: 入职体检 written so in a note is the phrase asked for."""
-    breaks, frame = word_breaks(run), frame_spans(run)
+    frame = frame_spans(run)
+    if not any(frame) and not set(run) & ZH_FREE_CHARS:
+        return [False] * len(run)  # no need for the word table (a cold query saves loading it)
+    breaks = word_breaks(run)
     return [b and (frame[i] or frame[i + 1] or run[i] in ZH_FREE_CHARS or run[i + 1] in ZH_FREE_CHARS)
             for i, b in enumerate(breaks)]
 

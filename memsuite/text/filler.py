@@ -18,11 +18,13 @@ looks seems sounds sound feel feels feeling felt think thinking thought know kne
 said say saying talk talked talking discuss discussed mention mentioned remember recall
 keep put give help show find figure try trying tried done finally immediately properly proper
 real solid clear specific main whole best better first last time today tomorrow yesterday
-""".split()
+"""
 
-CHAT_FILLER = frozenset(stem(w) for w in _WORDS)
+_STEMS = []  # the words as the tokenizer's stems, made on first use (a cold query pays only if long)
 
 
 def is_filler(term):
     """Whether a term (a tokenizer stem) is a chat word with no topic of its own."""
-    return term in CHAT_FILLER
+    if not _STEMS:
+        _STEMS.append(frozenset(stem(w) for w in _WORDS.split()))
+    return term in _STEMS[0]
