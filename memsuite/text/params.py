@@ -29,7 +29,7 @@ _PARAM_DEFAULTS = [
     ("recent_weight", 0.3),      # ...and the share of its score that decays with age (see recency.py)
     ("duplicate_share", 0.5),    # a hit only repeating better ones keeps this share (1.0: off; diversity.py)...
     ("duplicate_similarity", 0.8),  # ...a line repeats another at this Jaccard similarity of their terms
-    ("supersede_share", 0.8),    # a later note saying otherwise about the same words, within this share
+    ("supersede_share", 0.95),   # a later note saying otherwise about the same words, within this share
                                  # of an earlier one's score, ranks above it (1.0: off; supersede.py)
     ("score_floor", 0.05),       # by default hits scoring under this are not shown...
     ("relative_floor", 0.15),    # ...nor those under this share of the best hit
