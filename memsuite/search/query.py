@@ -182,7 +182,7 @@ def own_weights(units, params=DEFAULT_PARAMS):
     """{term: weight} of a query's own CJK terms: a bigram inside a function
     word (什么时候, 是谁) weighs function_weight, one across a function word's
     edge cross_weight, one across the edge of two words in the question's
-    frame (机号 in 手机号: 手机 号; 来杭 in 来杭州) break_weight, a single
+    frame (机号 in 手机号: 手机 号) break_weight, a single
     character of a longer run unigram_weight; other terms weigh 1."""
     weights = {}
 
@@ -205,14 +205,14 @@ def own_weights(units, params=DEFAULT_PARAMS):
 def _frame_breaks(run):
     """For each pair of neighbouring characters, whether a word boundary
     lies between them (chinese.word_breaks) with one of them in the
-    question's frame or a free character (来, 说).  Between two topic words
-    the pair stays: 入职体检 written so in a note is the phrase asked for."""
+    question's frame (机号 in 张伟的手机号).  Between two topic words the
+    pair stays: 入职体检 written so in a note is the phrase asked for, and
+    so does one beside a free character (带货 in 直播带货销量)."""
     frame = frame_spans(run)
-    if not any(frame) and not set(run) & ZH_FREE_CHARS:
+    if not any(frame):
         return [False] * len(run)  # no need for the word table (a cold query saves loading it)
     breaks = word_breaks(run)
-    return [b and (frame[i] or frame[i + 1] or run[i] in ZH_FREE_CHARS or run[i + 1] in ZH_FREE_CHARS)
-            for i, b in enumerate(breaks)]
+    return [b and (frame[i] or frame[i + 1]) for i, b in enumerate(breaks)]
 
 
 def _is_long_code(term):
