@@ -69,7 +69,7 @@ def run_search(store, request, sync=True):
     """The hits of a SearchRequest, on a fresh index (sync=False: as it is)."""
     hits = search(store, request.query, request.limit, request.mode, request.min_score, request.filters,
                   recent_params(store, request.recent), sync=sync)
-    return Hits(sort_newest_first(hits), hits.channels, hits.repeats) if request.sort == "date" else hits
+    return Hits(sort_newest_first(hits), hits.channels, hits.repeats, hits.earlier) if request.sort == "date" else hits
 
 
 def explain_hits(store, request, hits):
@@ -87,6 +87,9 @@ def search_result(store, request, hits=None):
         hits = run_search(store, request)
     doc = {"query": request.query, "backend": store.backend_name, "stale": store.stale, "channels": hits.channels,
            "results": [compact_json(h) if request.compact else hit_json(h) for h in hits]}
+    for result in doc["results"]:  # an earlier statement of a fact a newer hit restates
+        if result["id"] in hits.earlier:
+            result["newer"] = hits.earlier[result["id"]]
     if request.recent:
         doc["recent"] = {"half_life_days": float(request.recent)}
     if request.explain:

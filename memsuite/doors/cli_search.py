@@ -9,6 +9,7 @@ from ..base.jsonout import print_json
 from ..base.options import (COMMON_OPTS, EMBED_CHOICES, EMBED_SHOWN, FORCE_OPT, Opt, to_choice, to_folder,
                             to_positive_int, to_seconds)
 from ..text.params import DEFAULT_HALF_LIFE
+from ..search.ranking import ANSWER_CUT
 from ..search.recall import gist
 from ..search.snippets import highlight
 from ..text.tokenizer import tokenize
@@ -30,6 +31,8 @@ def print_hits(hits, query, colour):
     for i, hit in enumerate(hits, 1):
         where = "%s:%d-%d" % (hit.path, hit.start_line, hit.end_line)
         heading = ("  " + dim + hit.heading + off) if hit.heading else ""
+        if hit.id in getattr(hits, "earlier", {}):
+            heading += "  %s(earlier, %s; newer: %s)%s" % (dim, hit.date or "undated", hits.earlier[hit.id], off)
         sys.stdout.write("%d. %.2f  %s%s%s%s\n" % (i, hit.score, bold, where, off, heading))
         sys.stdout.write("   %s\n" % highlight(hit.snippet, qterms, colour))
 
@@ -44,7 +47,7 @@ EMBED_OPT = Opt(("--embed",), "embed", "PROVIDER", to_choice(*EMBED_SHOWN, hidde
 SEARCH_OPTS = COMMON_OPTS + [
     Opt(("--limit", "-n"), "limit", "N", str, "how many results (default 5)"),
     Opt(("--min-score",), "min_score", "X", str,
-        "leave out results under X (0-1; 0.4 drops partial matches; 0 shows all)"),
+        "leave out results under X (0-1; %g drops partial matches; 0 shows all)" % ANSWER_CUT),
     Opt(("--since",), "since", "DATE", str, "only files dated on or after DATE (YYYY-MM-DD)"),
     Opt(("--until",), "until", "DATE", str, "only files dated on or before DATE"),
     Opt(("--dated-only",), "dated_only", None, None, "leave out undated files such as MEMORY.md"),

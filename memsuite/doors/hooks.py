@@ -27,6 +27,7 @@ from ..text.citations import cite
 from ..app.commands import run_search, search_request
 from ..base.fileio import FileLock, write_json_atomic
 from ..files.notes import append_memory
+from ..search.ranking import ANSWER_CUT
 from ..search.recall import estimate_tokens
 from ..files.sources import locate_index_dir, resolve_memory_dir, safe_join, user_cache_dir
 from ..store.memory_store import MemoryStore
@@ -35,7 +36,7 @@ from ..text.tokenizer import tokenize
 
 BRIEF_TOKENS = 1500
 RECALL_TOKENS = 500
-RECALL_CUT = 0.4        # README's calibrated score cut (bench/hooks.py: tuning half)
+RECALL_CUT = ANSWER_CUT  # the one calibrated score cut (search/ranking.py; bench/calibration.py)
 RECALL_FLOOR = 0.2      # once the best hit passes the cut, others down to this score fill the budget
 RECALL_WINDOW = 3       # the best hit when too long for the budget: its best line and this many either side
 RECALL_REST_WINDOW = 2  # every other hit: its best line and this many either side (bench/hooks.py, tuning half)

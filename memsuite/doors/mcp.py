@@ -9,7 +9,7 @@ from .cli import embedding_store, no_words
 from ..app.commands import (RULES, add_result, checked, context_result, empty_note, search_request, search_result,
                              status_result, timeline_result)
 from ..base.jsonout import to_json
-from ..search.ranking import MODES
+from ..search.ranking import ANSWER_CUT, MODES
 from ..base.records import StoreError, UsageError
 from ..search.results import read_cited
 from ..text.tokenizer import MAX_QUERY_CHARS
@@ -39,7 +39,7 @@ MCP_TOOLS = [
     _tool("memory_search", "Search memory",
           "Search the user's Markdown memory (daily logs, MEMORY.md) in Chinese or English. Use before "
           "answering about past work, decisions, people, preferences or dates. Returns hits with "
-          "citations (path:first-last); scores of 0.4 and more answer most of the query.",
+          "citations (path:first-last); scores of %g and more answer most of the query." % ANSWER_CUT,
           {"query": _QUERY, "limit": _LIMIT, "since": dict(_STRING, description="YYYY-MM-DD"),
            "until": dict(_STRING, description="YYYY-MM-DD"), "path": dict(_STRING, description="glob or folder"),
            "min_score": {"type": "number", "minimum": 0, "maximum": 1},

@@ -17,10 +17,11 @@ class Hits(list):
     """A search's hits, best first, and the channels that scored them
     (keyword, vector, semantic): what the search used travels with its answer."""
 
-    def __init__(self, hits=(), channels=(), repeats=()):
+    def __init__(self, hits=(), channels=(), repeats=(), earlier=None):
         list.__init__(self, hits)
         self.channels = list(channels)
         self.repeats = set(repeats)  # ids of hits that only repeat better ones (diversity.py)
+        self.earlier = dict(earlier or {})  # {hit id: id of a newer hit saying otherwise} (supersede.py)
 
 
 # Passages: touching hits in one file become one

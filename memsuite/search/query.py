@@ -1,11 +1,13 @@
 """Query analysis: a query's terms, their weights, and the words the index never saw."""
 
-from ..text.chinese import EN_FRAME_WORDS, ZH_FREE_CHARS, frame_spans, function_spans, is_cjk
+from ..text.chinese import EN_FRAME_WORDS, EN_HOW_WORDS, EN_LIGHT_VERBS, ZH_FREE_CHARS, frame_spans, function_spans, is_cjk, word_breaks
 from ..text.params import DEFAULT_PARAMS
 from ..base.records import UsageError, record
 from .synonyms import expansions
-from ..text.tokenizer import (MAX_SPLIT_WORD, MAX_UNKNOWN_WORDS, text_units, cached_grams, check_query_length, expand, index_terms,
-                               tokenize)
+from ..text.filler import is_filler
+from ..text.stemmer import stem
+from ..text.tokenizer import (MAX_SPLIT_WORD, MAX_UNKNOWN_WORDS, text_units, cached_grams, check_query_length, expand,
+                              index_terms, tokenize)
 
 
 # Query analysis
@@ -47,7 +49,9 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
     if not terms or not n_docs:
         return Query([], {}, set(), [], [], [], {}, n_docs, [], {})
     own = own_weights(units, params)
+    own.update(filler_weights(terms, params))
     frame, frame_words = frame_terms(units)
+    frame.update(english_frame(query))
     alternatives = expansions(units, store.root, params)
     if frame_words:  # what a frame word stands for is frame too (电话 -> 手机号)
         frame.update(t for word, _ in expansions(" ".join(frame_words), store.root, params)
@@ -111,6 +115,17 @@ def frame_terms(units):
     return out, words
 
 
+def english_frame(query):
+    """The English frame words of a query beyond EN_FRAME_WORDS, as stems:
+    a question word after "how" (long in "how long", not in "long-term")
+    and the light verbs (take, get, happen) that carry a question."""
+    import re
+    words = re.findall(r"[a-z]+", query.lower()) if query.isascii() else re.findall(r"[A-Za-z]+", query.lower())
+    out = {stem(w) for w in words if stem(w) in EN_LIGHT_VERBS}
+    out.update(stem(b) for a, b in zip(words, words[1:]) if a == "how" and stem(b) in EN_HOW_WORDS)
+    return out
+
+
 def _topic(units, terms, frame):
     """What a query is about: its words outside its frame and function words,
     each as the terms that hold it (a Chinese word as its bigrams, trimmed
@@ -140,11 +155,37 @@ def _topic(units, terms, frame):
     return tuple(dict.fromkeys(words))
 
 
+def topic_terms(store, prompt, params=None):
+    """The words a prompt is about, rarest first: its own terms that weigh
+    fully (no greetings, thanks or chat filler of a long prompt, no function
+    or frame words, no lone Chinese characters), the words no note holds
+    last.  Its search scores measure how much of these a hit holds, whatever
+    the prompt's length (the prompt hook's gate relies on that)."""
+    q = analyse_query(store, prompt, params or store.params)
+    own = [t for t in q.base if q.weights.get(t, 0) >= 1.0 and t not in q.frame and not _is_unigram(t)]
+    return sorted(own, key=lambda t: (q.dfs[t], t)) + [t for t, w in q.missing.items() if w >= 1.0 and t not in q.frame]
+
+
+def is_long_prompt(terms, params=DEFAULT_PARAMS):
+    """Whether a query is a whole chat turn rather than a question: it holds
+    long_prompt_terms distinct words (Latin words, Chinese bigrams) or more."""
+    return len({t for t in terms if not _is_unigram(t)}) >= params.long_prompt_terms
+
+
+def filler_weights(terms, params=DEFAULT_PARAMS):
+    """{term: filler_weight} for the chat words of a long prompt (text/filler.py):
+    its topic is in its other words."""
+    if not is_long_prompt(terms, params):
+        return {}
+    return {t: params.filler_weight for t in terms if is_filler(t)}
+
+
 def own_weights(units, params=DEFAULT_PARAMS):
     """{term: weight} of a query's own CJK terms: a bigram inside a function
     word (什么时候, 是谁) weighs function_weight, one across a function word's
-    edge cross_weight, a single character of a longer run unigram_weight;
-    other terms weigh 1."""
+    edge cross_weight, one across the edge of two words in the question's
+    frame (机号 in 手机号: 手机 号) break_weight, a single
+    character of a longer run unigram_weight; other terms weigh 1."""
     weights = {}
 
     def give(term, weight):
@@ -153,12 +194,27 @@ def own_weights(units, params=DEFAULT_PARAMS):
         if not is_cjk(run[0]) or len(run) == 1:
             continue
         fn = function_spans(run)
+        breaks = _frame_breaks(run) if len(run) > 2 and params.break_weight < 1.0 else [False] * len(run)
         for i in range(len(run) - 1):
             both, one = fn[i] and fn[i + 1], fn[i] or fn[i + 1]
-            give(run[i:i + 2], params.function_weight if both else params.cross_weight if one else 1.0)
+            give(run[i:i + 2], params.function_weight if both else params.cross_weight if one
+                 else params.break_weight if breaks[i] else 1.0)
         for i, c in enumerate(run):
             give(c, params.function_weight if fn[i] else params.unigram_weight)
     return weights
+
+
+def _frame_breaks(run):
+    """For each pair of neighbouring characters, whether a word boundary
+    lies between them (chinese.word_breaks) with one of them in the
+    question's frame (机号 in 张伟的手机号).  Between two topic words the
+    pair stays: 入职体检 written so in a note is the phrase asked for, and
+    so does one beside a free character (带货 in 直播带货销量)."""
+    frame = frame_spans(run)
+    if not any(frame):
+        return [False] * len(run)  # no need for the word table (a cold query saves loading it)
+    breaks = word_breaks(run)
+    return [b and (frame[i] or frame[i + 1]) for i, b in enumerate(breaks)]
 
 
 def _is_long_code(term):
