@@ -36,7 +36,8 @@ def search_result(store, query, limit=None, mode=None, min_score=None, filters=N
     if recent:
         doc["recent"] = {"half_life_days": float(recent)}
     if explain:
-        from ..search.explain import explain as explain_hits
+        from ..search.explain import dates_read, explain as explain_hits
+        doc["dates"] = dates_read(query, filters)
         details, doc["cut"] = explain_hits(store, query, hits, limit, mode, min_score, filters or Filters(),
                                            recent_params(store, recent))
         for result in doc["results"]:

@@ -37,7 +37,7 @@ def cmd_context(args):
     if not query.strip():
         raise UsageError("empty query (try: search.sh context \"what to recall\" --budget 1500)")
     with embedding_store(args) as store:
-        filters = Filters(args.since, args.until, args.path, args.dated_only)
+        filters = Filters(args.since, args.until, args.path, args.dated_only, today=args.today)
         text, doc = context_result(store, query, args.budget, filters)
     if args.json:
         print_json(doc)

@@ -50,6 +50,9 @@ SEARCH_OPTS = COMMON_OPTS + [
     Opt(("--since",), "since", "DATE", to_date, "only files dated on or after DATE (YYYY-MM-DD)"),
     Opt(("--until",), "until", "DATE", to_date, "only files dated on or before DATE"),
     Opt(("--dated-only",), "dated_only", None, None, "leave out undated files such as MEMORY.md"),
+    Opt(("--today",), "today", "DATE", to_date,
+        "read the query's relative dates (yesterday, 上周三, last week) against DATE, not the clock's "
+        "(default $MEMORY_TODAY)"),
     Opt(("--path",), "path", "GLOB", str, "only paths matching GLOB, or under a folder"),
     Opt(("--mode",), "mode", "MODE", to_choice(*MODES),
         "hybrid (default), keyword (BM25) or vector (TF-IDF)"),
@@ -88,7 +91,7 @@ WATCH_OPTS = COMMON_OPTS + [
     Opt(("--quiet",), "quiet", None, None, "no line per sync on stderr"),
     EMBED_OPT,
 ]
-CONTEXT_OPTS = COMMON_OPTS + [o for o in SEARCH_OPTS if o.dest in ("since", "until", "dated_only", "path")] + [
+CONTEXT_OPTS = COMMON_OPTS + [o for o in SEARCH_OPTS if o.dest in ("since", "until", "dated_only", "path", "today")] + [
     Opt(("--budget",), "budget", "TOKENS", to_positive_int, "size of the pack (default 1500)"),
     EMBED_OPT,
 ]
@@ -133,7 +136,8 @@ exit codes: 0 ok (also when nothing matches), 1 runtime error, 2 usage error.
 environment: MEMORY_DIR (memory folder), MEMORY_BACKEND (auto|sqlite|json|postgres),
 MEMORY_INDEX_DIR (index location), MEMORY_PYTHON (the wrappers' interpreter),
 MEMORY_SESSIONS_DIR (transcripts), MEMORY_EMBED (embedding provider; see README),
-MEMORY_DEBUG=1 (tracebacks), NO_COLOR (no colour)."""
+MEMORY_TODAY (the day relative dates are read against), MEMORY_DEBUG=1 (tracebacks),
+NO_COLOR (no colour)."""
 
 REINDEX_HELP = """examples:
   reindex.sh                  back up the index, rebuild it from the Markdown
@@ -148,7 +152,7 @@ def cmd_search(args):
         raise UsageError("--since %s is after --until %s" % (args.since, args.until))
     with embedding_store(args) as store:
         filters = Filters(args.since, args.until, args.path, args.dated_only,
-                          None if args.source in (None, "all") else args.source)
+                          None if args.source in (None, "all") else args.source, args.today)
         recent = args.half_life or (DEFAULT_HALF_LIFE if args.recent else None)
         hits = run_search(store, query, args.limit, args.mode, args.min_score, filters, args.sort, recent)
         related = linked_memories(store, hits) if args.related else None
@@ -167,9 +171,9 @@ def cmd_search(args):
             if related:
                 print_related(related)
         if args.explain and not args.json:
-            from ..search.explain import explain, print_explained
+            from ..search.explain import dates_read, explain, print_explained
             print_explained(hits, *explain(store, query, hits, args.limit, args.mode, args.min_score, filters,
-                                           recent_params(store, recent)))
+                                           recent_params(store, recent)), dates=dates_read(query, filters))
     return 0
 
 

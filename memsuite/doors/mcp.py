@@ -42,6 +42,8 @@ MCP_TOOLS = [
           "citations (path:first-last); scores of 0.4 and more answer most of the query.",
           {"query": _STRING, "limit": _LIMIT, "since": dict(_STRING, description="YYYY-MM-DD"),
            "until": dict(_STRING, description="YYYY-MM-DD"), "path": dict(_STRING, description="glob or folder"),
+           "today": dict(_STRING, description="YYYY-MM-DD: the day relative dates in the query (yesterday, "
+                                              "上周三, last week) are read against; default MEMORY_TODAY or the clock's"),
            "min_score": {"type": "number", "minimum": 0, "maximum": 1},
            "mode": {"type": "string", "enum": list(MODES)}, "compact": {"type": "boolean"},
            "sort": {"type": "string", "enum": ["score", "date"]},
@@ -167,10 +169,10 @@ class McpServer:
 
     # --- the tools: each returns what the CLI prints with --json -------------
     def _memory_search(self, a):
-        for key in ("since", "until"):
+        for key in ("since", "until", "today"):
             if a.get(key):
                 to_date(a[key])
-        filters = Filters(a.get("since"), a.get("until"), a.get("path"), False)
+        filters = Filters(a.get("since"), a.get("until"), a.get("path"), False, today=a.get("today"))
         recent = a.get("half_life") or (DEFAULT_HALF_LIFE if a.get("recent") else None)
         return search_result(self.store, a["query"], a.get("limit"), a.get("mode"), a.get("min_score"),
                              filters, a.get("sort"), a.get("compact", False), explain=a.get("explain", False),

@@ -44,6 +44,16 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
     return explained, _cut(store, query, hits, limit, mode, min_score, filters, params)
 
 
+def dates_read(query, filters=None):
+    """The days a query was read to name, as the ranking reads them:
+    '2026-11-25', '2026-11-16..2026-11-22' (last week), '*-02-19' (no year given)."""
+    from .dates import asked_dates, today_of
+    asked = asked_dates(query, today_of(filters.today if filters else None))
+    out = ["%s-%s%s" % (y or "*", "%02d" % m, "-%02d" % d if d else "") for y, m, d in asked.absolute]
+    out += [str(a) if a == b else "%s..%s" % (a, b) for a, b in asked.spans]
+    return out
+
+
 def _recency(store, params):
     """date -> the recency factor --recent gave a hit of that date (1.0 without it)."""
     if params.recent_half_life <= 0:
@@ -83,10 +93,12 @@ def _cut(store, query, hits, limit, mode, min_score, filters, params):
     return out[:CUT_SHOWN]
 
 
-def print_explained(hits, explained, cut):
+def print_explained(hits, explained, cut, dates=()):
     """The explanation as text, after the hits it explains."""
     out = sys.stdout
     out.write("\nwhy these hits:\n")
+    if dates:
+        out.write("dates read: %s\n" % ", ".join(dates))
     for i, h in enumerate(hits, 1):
         e = explained[h.id]
         terms = " ".join("%s%s" % (m["term"], "" if m["weight"] == 1 else "(%g)" % m["weight"]) for m in e["matched"])

@@ -4,7 +4,7 @@ from collections import Counter
 
 from ..text.bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
 from ..text.chinese import SURNAMES, ZH_FREE_CHARS, fold, frame_spans, function_spans, is_cjk, pair_binds
-from .dates import date_matches, query_dates, relative_spans, spans_match
+from .dates import asked_dates, by_asked_days, day_notes, names_dates, on_asked_day, today_of
 from ..text.params import DEFAULT_PARAMS
 from .passages import Hits, _passages
 from .query import _is_unigram, analyse_query
@@ -304,13 +304,16 @@ def semantic_share(store, query, params):
 
 
 def _search(store, query, limit, mode, min_score, filters, params):
-    q = analyse_query(store, query, params)
+    asked = asked_dates(query, today_of(filters.today if filters else None))
+    q = analyse_query(store, asked.rest if asked.spans and asked.rest.strip() else query, params)
     channels = ["keyword"] + (["vector"] if mode != "keyword" else [])
     share = semantic_share(store, query, params) if store.embedder is not None and mode == "hybrid" else 0.0
     lexical = q.probe or q.unknown or q.prefixes
-    if not lexical and not share:  # no known word, and no meaning to compare
+    if not lexical and not share and not asked.only:  # no known word, and no meaning to compare
         return Hits([], channels)
     rows = find_candidates(store, q, filters, params) if lexical else {}
+    if asked.only:  # a question that is only a date asks for that day's notes
+        rows.update(day_notes(store, asked, filters))
     semantic = {}
     if share > 0:
         from .embeddings import semantic_channel
@@ -329,7 +332,9 @@ def _search(store, query, limit, mode, min_score, filters, params):
         merged = rank_fusion(rows, lex, semantic, merged, share, params.rrf_k)
     order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if mode == "hybrid":
-        order = _rerank(order, candidates, merged, q, query_dates(query), params, fold(query))
+        order = _rerank(order, candidates, merged, q, asked, params, fold(query))
+    if asked.spans or asked.only:
+        order = by_asked_days(order, rows, merged, asked, params)
     if q.topic:
         order = frame_only(order, candidates, merged, q, params, bound)
     if params.recent_half_life > 0:  # opt-in (--recent): loaded only when asked for
@@ -446,13 +451,14 @@ def _rerank(order, candidates, merged, q, dates, params, folded=""):
     ("yesterday" in a note of the next day; kept in [0, 1] by renormalising)."""
     idf = {t: w * math.log(1 + q.n_docs / q.dfs[t]) for t, w in q.weights.items()}
     total = sum(idf[t] for t in q.base)
+    dates = dates if names_dates(dates) else None
     scale = 1 + params.proximity_weight + (params.date_weight if dates else 0.0)
     for i, key in enumerate(order):
         score = merged[key]
         if i < params.rerank_depth:
             score += params.proximity_weight * proximity(candidates[key], idf, total)
         row = candidates[key].row
-        if dates and (date_matches(row.date, dates) or spans_match(relative_spans(row.text, row.date), dates)):
+        if dates and on_asked_day(dates, row.date, row.text, row.heading or ""):
             score += params.date_weight
         if i < params.rerank_depth and params.label_weight and _labels_query_word(row.text, folded):
             score += params.label_weight
