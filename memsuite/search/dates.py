@@ -263,12 +263,24 @@ def asked_dates(query, today=None):
                       " ".join(rest.split()), only)
 
 
+_EN_ALONE = frozenset("yesterday today tonight tomorrow ago later".split())
+_EN_AFTER = frozenset("last next this past".split())
+_EN_UNITS = frozenset(("week", "weekend", "month", "year", "morning", "afternoon", "evening", "night")
+                      + _WEEKDAYS)
+_ZH_SAID = ("昨", "前天", "明天", "明晚", "后天", "今天", "今晚", "今早", "今日", "去年", "前年", "明年", "今年",
+            "上周", "下周", "这周", "本周", "上个", "下个", "这个星期", "这个月", "本月", "上星期", "下星期", "上礼拜",
+            "下礼拜", "这星期", "本星期", "这礼拜")
+
+
 def _may_be_relative(query):
-    """A cheap look before the pattern is compiled (a cold query pays ~1 ms for it)."""
-    low = query.lower()
-    return any(w in low for w in ("yesterday", "today", "tonight", "tomorrow", "last ", "next ", "this ", "past ",
-                                  " ago", "later", "from now")) \
-        or any(c in query for c in "天晚日周星礼拜月年")
+    """A cheap look before the pattern is compiled (a cold query pays a few ms for it)."""
+    if not query.isascii():
+        if any(w in query for w in _ZH_SAID) or any(u + d in query for u in "天周期拜月年" for d in "前后"):
+            return True
+    words = query.lower().replace("'", " ").split()
+    if _EN_ALONE.intersection(words) or "from now" in query.lower():
+        return True
+    return any(a in _EN_AFTER and b.strip("?.,!") in _EN_UNITS for a, b in zip(words, words[1:]))
 
 
 def _without(text, spans):
