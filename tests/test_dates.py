@@ -119,6 +119,12 @@ class AskedDaySearchTest(TempMemory):
         above = {h.path for h in hits if h.score >= CUT}
         self.assertEqual(above, {"memory/2026-11-24.md", "memory/2026-11-25.md", "memory/2026-11-27.md"})
 
+    def test_a_day_with_no_notes_keeps_the_topic_answers(self):
+        plain = self.search("开会讨论了什么")
+        hits = self.search("上周三开会讨论了什么", today="2027-06-01")  # no note of that Wednesday
+        self.assertEqual([h.path for h in hits], [h.path for h in plain])
+        self.assertGreaterEqual(hits[0].score, CUT)
+
     def test_a_day_with_no_notes_finds_nothing_above_the_cut(self):
         hits = memory_search.search(self.store, "前天", min_score=0, filters=Filters(today=TODAY))
         self.assertFalse([h.id for h in hits if h.score >= CUT])

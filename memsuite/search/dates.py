@@ -351,21 +351,22 @@ def day_notes(store, asked, filters=None):
 
 def by_asked_days(order, rows, merged, asked, params):
     """The order of a question naming days by relative dates (上周三开会讨论了什么):
-    a hit of another day keeps frame_only_share of its score (it answers
-    about another day; an undated note keeps its score: it may hold what is
-    always so).  A date-only question (上周三): its days' chunks score
-    DAY_NOTE_SCORE or more, newer files first, and every other hit stays
-    under the cut."""
-    day = {}
+    when a hit is of those days, a dated hit of another day keeps
+    frame_only_share of its score (it answers about another day; an undated
+    note keeps its score: it may hold what is always so).  A date-only
+    question (上周三): its days' chunks score DAY_NOTE_SCORE or more, newer
+    files first, and every other hit stays under the cut."""
+    day = {key: rows[key].date or "" for key in order
+           if on_asked_day(asked, rows[key].date, rows[key].text, rows[key].heading or "")}
+    if not day and not asked.only:
+        return order  # nothing of those days to prefer
     for key in order:
-        row = rows[key]
-        if on_asked_day(asked, row.date, row.text, row.heading or ""):
+        if key in day:
             if asked.only:
                 merged[key] = max(merged[key], DAY_NOTE_SCORE + 0.1 * merged[key])
-            day[key] = row.date or ""
         elif asked.only:
             merged[key] = min(merged[key] * params.frame_only_share, OFF_DAY_CAP)
-        elif row.date:
+        elif rows[key].date:
             merged[key] *= params.frame_only_share
     return sorted(order, key=lambda k: (-merged[k], k not in day, _newest_first(day.get(k, "")),
                                         rows[k].path, rows[k].ordinal))
