@@ -320,7 +320,9 @@ def on_asked_day(asked, date, text, heading=""):
     written = query_dates(heading + "\n" + text if heading else text)
     if written and spans_match(asked.spans, written):
         return True
-    return any(a <= last and first <= b for a, b in relative_spans(text, date) for first, last in asked.spans)
+    # a relative time no longer than the asked one ("next year" is not of one day in it)
+    return any(a <= last and first <= b and b - a <= last - first
+               for a, b in relative_spans(text, date) for first, last in asked.spans)
 
 
 def names_dates(asked):
