@@ -141,6 +141,10 @@ class TodayOptionTest(TempMemory):
         self.assertEqual(code, 0, err)
         self.assertTrue(out.startswith("1. ") and "memory/2026-11-25.md" in out.splitlines()[0], out)
         self.assertIn("dates read: 2026-11-25", out)
+        code, out, err = run_script("search.sh", "--dir", self.dir, "上周三开会讨论了什么", "--today", TODAY, "--explain")
+        self.assertIn("2026-11-25.md:1-5  keyword", out)
+        self.assertRegex(out, r"2026-11-25\.md.*of the day asked")
+        self.assertRegex(out, r"2026-11-18\.md.*of another day")
         code, out, err = run_script("search.sh", "--dir", self.dir, "上周三", "--json", "--explain",
                                     env=clean_env(MEMORY_TODAY="2026-11-24"))
         doc = json.loads(out)

@@ -325,6 +325,12 @@ def on_asked_day(asked, date, text, heading=""):
                for a, b in relative_spans(text, date) for first, last in asked.spans)
 
 
+def words_read(query, asked):
+    """What the word channels read of a question: without its relative dates
+    (上周 and 周三 are no topic), unless nothing else is left."""
+    return asked.rest if asked.spans and asked.rest.strip() else query
+
+
 def names_dates(asked):
     """Whether a question (its AskedDates) names any date at all."""
     return bool(asked and (asked.absolute or asked.spans))

@@ -17,7 +17,9 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
     """({hit id: explanation}, [cut hit]): what each hit matched and scored,
     and the next weaker hits with the reason each was left out."""
     params = params or store.params
-    q = analyse_query(store, query, params)
+    from .dates import asked_dates, on_asked_day, today_of, words_read
+    asked = asked_dates(query, today_of(filters.today if filters else None))
+    q = analyse_query(store, words_read(query, asked), params)
     own = set(q.base)
     share = _semantic_share(store, query, hits, params)
     w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode or "hybrid"]
@@ -36,6 +38,8 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
             "merged": round(base, 4),
             "rerank": round(h.score / factor(h.date) - base, 4),  # the one-line and date bonuses, renormalised
         }
+        if asked.spans:  # a question naming days by relative dates: is the hit of them?
+            explained[h.id]["asked_day"] = on_asked_day(asked, h.date, h.text, h.heading or "")
         if params.recent_half_life > 0:  # --recent: the share of its score the hit kept for its age
             explained[h.id]["recency"] = round(factor(h.date), 4)
         if h.id in getattr(hits, "repeats", ()):  # its lines repeat a better hit's: it kept duplicate_share
@@ -105,7 +109,8 @@ def print_explained(hits, explained, cut, dates=()):
         out.write("%d. %s  %s\n" % (i, h.id, "  ".join("%s %.2f" % kv for kv in e["channels"].items())
                                     + "  merged %.2f  rerank %+.2f" % (e["merged"], e["rerank"])
                                     + ("  recency x%.2f" % e["recency"] if "recency" in e else "")
-                                    + ("  repeats a better hit x%.2f" % e["repeat"] if "repeat" in e else "")))
+                                    + ("  repeats a better hit x%.2f" % e["repeat"] if "repeat" in e else "")
+                                    + {True: "  of the day asked", False: "  of another day"}.get(e.get("asked_day"), "")))
         lexical = e["channels"]["keyword"] or e["channels"]["vector"]
         out.write("   matched: %s\n" % (terms or ("(trigrams or prefixes only)" if lexical or not e["channels"].get("semantic")
                                                else "(no query word: by meaning alone, the semantic channel)")))
