@@ -87,7 +87,7 @@ class AskedDaySearchTest(TempMemory):
     def setUp(self):
         super().setUp()
         shutil.rmtree(self.dir)
-        shutil.copytree(FOLDER, self.dir)
+        shutil.copytree(FOLDER, self.dir, ignore=shutil.ignore_patterns(".memory"))
         self.store = memory_store.MemoryStore(self.dir)
         self.addCleanup(self.store.close)
         self.store.sync()
@@ -134,7 +134,7 @@ class TodayOptionTest(TempMemory):
     def setUp(self):
         super().setUp()
         shutil.rmtree(self.dir)
-        shutil.copytree(FOLDER, self.dir)
+        shutil.copytree(FOLDER, self.dir, ignore=shutil.ignore_patterns(".memory"))
 
     def test_option_variable_and_explain(self):
         code, out, err = run_script("search.sh", "--dir", self.dir, "上周三", "--today", TODAY, "--explain")
