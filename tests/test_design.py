@@ -145,6 +145,7 @@ class QueryPathTest(TempMemory):
         "memsuite.search.passages", "memsuite.search.snippets", "memsuite.search.recall", "memsuite.search.results", "memsuite.doors.cli",
         "memsuite.doors.cli_search", "memsuite.app.commands",
         "memsuite.search.diversity",  # near-duplicate suppression is on by default (README, Benchmark)
+        "memsuite.search.lexicon",  # English <-> Chinese at query time (a memory-mapped table)
     }
     NEVER = {"json", "argparse", "memsuite.index.prepare", "memsuite.files.chunker", "memsuite.index.sqlite.writer",
              "memsuite.index.json.index", "memsuite.index.json.writer", "memsuite.index.link_tables", "memsuite.links.entities",

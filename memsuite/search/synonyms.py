@@ -12,6 +12,7 @@ from ..base.compiled import compiled
 from ..text.params import DEFAULT_PARAMS
 from ..base.sorted_lines import SortedLines
 from ..files.sources import SUITE_DIR
+from .lexicon import translations
 from ..text.tokenizer import tokenize
 
 SYNONYMS_FILE = "memory-synonyms.txt"  # a user's own groups, in the memory folder
@@ -29,7 +30,6 @@ def expansions(units, root, params=DEFAULT_PARAMS):
     latin = set(u for u in units.split() if not is_cjk(u[0]))
     user = os.path.join(root, SYNONYMS_FILE) if root else None
     has_user = bool(user) and os.path.exists(user)
-    from .lexicon import translations
     found = translations(units, params)  # the other language's words (keyboard / 键盘)
     if not runs and not has_user:
         return found
