@@ -56,7 +56,7 @@ def filters_admit(filters, date, path):
 
 
 def has_filters(filters):
-    return filters is not None and any(filters[:-1])  # today filters nothing
+    return filters is not None and any(v for name, v in zip(filters._fields, filters) if name != "today")
 
 
 class LazyTables:
