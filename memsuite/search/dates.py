@@ -326,9 +326,12 @@ def on_asked_day(asked, date, text, heading=""):
 
 
 def words_read(query, asked):
-    """What the word channels read of a question: without its relative dates
-    (上周 and 周三 are no topic), unless nothing else is left."""
-    return asked.rest if asked.spans and asked.rest.strip() else query
+    """What the word channels read of a question: all of it.  Its relative
+    dates stay words too (measured: 'camping trip last year' meets the line
+    saying 'last year we went camping'; stripping them cost LoCoMo); the
+    day preference (by_asked_days) keeps a note of another day that shares
+    them (周三) under one of the day asked."""
+    return query
 
 
 def names_dates(asked):
