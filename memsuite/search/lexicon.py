@@ -5,8 +5,9 @@ data/make-en-zh-lexicon.py) lists everyday Chinese words with a few short
 English senses, the commonest words first.  It is compiled once (compiled.py)
 into a sorted table (memory-mapped) read both ways: an English word (its first term, then its
 whole phrase) to the first ZH_PER_SENSE Chinese words that have it as a
-sense, earlier senses first; a Chinese word to its senses.  synonyms.py adds
-what it finds to a query, at lexicon_weight, below the query's own words.
+sense, earlier senses first; a Chinese word to its senses.  query.py adds
+what it finds to a query beside synonyms.py's words, at lexicon_weight, below the
+query's own words (a translation's single Chinese characters left out: 都 of 京都).
 """
 import os
 
@@ -51,8 +52,11 @@ def translations(units, params=DEFAULT_PARAMS):
 
 
 def _share(weight, source_terms, word):
-    """The weight of each term of a translation standing for source_terms terms."""
-    return min(1.0, weight * source_terms / max(1, len(tokenize(word))))
+    """The weight of each term of a translation standing for source_terms
+    terms (a Chinese word counts its bigrams: its single characters do not
+    score as an expansion)."""
+    terms = [t for t in tokenize(word) if not (len(t) == 1 and is_cjk(t))] if len(word) > 1 else tokenize(word)
+    return min(1.0, weight * source_terms / max(1, len(terms)))
 
 
 def _english_matches(table, latin):

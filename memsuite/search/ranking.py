@@ -377,8 +377,8 @@ def holds_topic(candidate, query, key=None, bound=()):
     (李娜 in 李娜娜); a Latin word itself or, unknown, one it resembles."""
     def held(t):
         return (candidate.body.get(t, 0) + candidate.head.get(t, 0) > 0) and (key, t) not in bound
-    if any(held(t) for t in query.weights if t not in query.base and not _is_unigram(t)):
-        return True  # a synonym or regional spelling of a word of the query
+    if any(held(t) for t in query.weights if t not in query.base and t not in query.frame and not _is_unigram(t)):
+        return True  # a synonym, regional spelling or translation of a word of the query (not of its frame)
     for word in query.topic:
         if len(word) == 1 and word[0] in query.unknown and _resemblance(word[0], candidate.words):
             return True

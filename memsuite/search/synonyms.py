@@ -12,7 +12,6 @@ from ..base.compiled import compiled
 from ..text.params import DEFAULT_PARAMS
 from ..base.sorted_lines import SortedLines
 from ..files.sources import SUITE_DIR
-from .lexicon import translations
 from ..text.tokenizer import tokenize
 
 SYNONYMS_FILE = "memory-synonyms.txt"  # a user's own groups, in the memory folder
@@ -24,16 +23,15 @@ def expansions(units, root, params=DEFAULT_PARAMS):
     """[(word, weight)]: the words a query's words may stand for.  A word of a
     CJK run (2-4 characters) brings in its regional spelling at
     regional_weight and its synonyms at synonym_weight; a Latin word, the
-    synonyms listed for it (when all of its terms are in the query); either,
-    its words in the other language at lexicon_weight (lexicon.py)."""
+    synonyms listed for it (when all of its terms are in the query)."""
     runs = [u for u in units.split() if is_cjk(u[0])]
     latin = set(u for u in units.split() if not is_cjk(u[0]))
     user = os.path.join(root, SYNONYMS_FILE) if root else None
     has_user = bool(user) and os.path.exists(user)
-    found = translations(units, params)  # the other language's words (keyboard / 键盘)
     if not runs and not has_user:
-        return found
+        return []
     tables = [builtin_table()] + ([user_table(user)] if has_user else [])
+    found = []
     for run in runs:
         for size in (4, 3, 2):
             for i in range(len(run) - size + 1):
