@@ -451,14 +451,17 @@ def _rerank(order, candidates, merged, q, dates, params, folded=""):
     ("yesterday" in a note of the next day; kept in [0, 1] by renormalising)."""
     idf = {t: w * math.log(1 + q.n_docs / q.dfs[t]) for t, w in q.weights.items()}
     total = sum(idf[t] for t in q.base)
-    dates = dates if names_dates(dates) else None
-    scale = 1 + params.proximity_weight + (params.date_weight if dates else 0.0)
+    held = {key for key in order if names_dates(dates) and on_asked_day(
+        dates, candidates[key].row.date, candidates[key].row.text, candidates[key].row.heading or "")}
+    # relative days no hit is of (LoCoMo's "last year", read against today) change no score
+    dated = names_dates(dates) and (dates.absolute or held)
+    scale = 1 + params.proximity_weight + (params.date_weight if dated else 0.0)
     for i, key in enumerate(order):
         score = merged[key]
         if i < params.rerank_depth:
             score += params.proximity_weight * proximity(candidates[key], idf, total)
         row = candidates[key].row
-        if dates and on_asked_day(dates, row.date, row.text, row.heading or ""):
+        if key in held:
             score += params.date_weight
         if i < params.rerank_depth and params.label_weight and _labels_query_word(row.text, folded):
             score += params.label_weight
