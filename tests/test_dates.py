@@ -63,9 +63,6 @@ class ReadingTest(unittest.TestCase):
                             ("开会", False)):
             self.assertEqual(asked_dates(query, day(TODAY)).only, only, query)
 
-    def test_the_rest_leaves_the_date_words_out(self):  # what the question asks besides its dates
-        self.assertEqual(asked_dates("上周三开会讨论了什么", day(TODAY)).rest, "开会讨论了什么")
-
     def test_a_note_reads_last_wednesday_against_its_own_date(self):
         self.assertEqual(relative_spans("上周三交了报告", TODAY), [(day("2026-11-25"),) * 2])
 

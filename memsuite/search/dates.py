@@ -220,11 +220,11 @@ def spans_match(spans, wanted):
 # the meeting of Wednesday last week; bare 上周三 or "what happened last
 # week" asks for the notes of that day or week and nothing else.
 
-AskedDates = record("AskedDates", "today absolute spans rest only")
+AskedDates = record("AskedDates", "today absolute spans only")
 AskedDates.__doc__ = ("The dates a question names: the day it was asked (datetime.date), its "
                       "absolute dates as (year, month, day) with None for parts not given, the "
-                      "(first, last) days of its relative ones (yesterday, 上周三), the question "
-                      "without the relative ones, and whether it asks for nothing but a date.")
+                      "(first, last) days of its relative ones (yesterday, 上周三), and whether "
+                      "it asks for nothing but a date.")
 
 # What a question that only names a date says besides it ("what happened", 都干了什么)
 _FILLER_EN = frozenset("what whats happened happen happening did do done i we me my our you us on in at "
@@ -254,13 +254,9 @@ def asked_dates(query, today=None):
     today = today or today_of()
     absolute = _absolute_dates(query)
     relative = _relative_times(query, today) if _may_be_relative(query) else []
-    rest = query
-    for _, (start, end) in sorted(relative, key=lambda r: -r[1][0]):
-        rest = rest[:start] + " " + rest[end:]
     said = [where for _, where in absolute] + [where for _, where in relative]
     only = bool(said) and _is_filler(_without(query, said))
-    return AskedDates(today, [ymd for ymd, _ in absolute], [span for span, _ in relative],
-                      " ".join(rest.split()), only)
+    return AskedDates(today, [ymd for ymd, _ in absolute], [span for span, _ in relative], only)
 
 
 _EN_ALONE = frozenset("yesterday today tonight tomorrow ago later".split())
