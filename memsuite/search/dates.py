@@ -321,15 +321,6 @@ def on_asked_day(asked, date, text, heading=""):
                for a, b in relative_spans(text, date) for first, last in asked.spans)
 
 
-def words_read(query, asked):
-    """What the word channels read of a question: all of it.  Its relative
-    dates stay words too (measured: 'camping trip last year' meets the line
-    saying 'last year we went camping'; stripping them cost LoCoMo); the
-    day preference (by_asked_days) keeps a note of another day that shares
-    them (周三) under one of the day asked."""
-    return query
-
-
 def names_dates(asked):
     """Whether a question (its AskedDates) names any date at all."""
     return bool(asked and (asked.absolute or asked.spans))

@@ -17,9 +17,9 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
     """({hit id: explanation}, [cut hit]): what each hit matched and scored,
     and the next weaker hits with the reason each was left out."""
     params = params or store.params
-    from .dates import asked_dates, on_asked_day, today_of, words_read
+    from .dates import asked_dates, on_asked_day, today_of
     asked = asked_dates(query, today_of(filters.today if filters else None))
-    q = analyse_query(store, words_read(query, asked), params)
+    q = analyse_query(store, query, params)
     own = set(q.base)
     share = _semantic_share(store, query, hits, params)
     w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode or "hybrid"]

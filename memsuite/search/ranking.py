@@ -4,7 +4,7 @@ from collections import Counter
 
 from ..text.bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
 from ..text.chinese import SURNAMES, ZH_FREE_CHARS, fold, frame_spans, function_spans, is_cjk, pair_binds
-from .dates import asked_dates, by_asked_days, day_notes, names_dates, on_asked_day, today_of, words_read
+from .dates import asked_dates, by_asked_days, day_notes, names_dates, on_asked_day, today_of
 from ..text.params import DEFAULT_PARAMS
 from .passages import Hits, _passages
 from .query import _is_unigram, analyse_query
@@ -305,7 +305,7 @@ def semantic_share(store, query, params):
 
 def _search(store, query, limit, mode, min_score, filters, params):
     asked = asked_dates(query, today_of(filters.today if filters else None))
-    q = analyse_query(store, words_read(query, asked), params)
+    q = analyse_query(store, query, params)  # its relative dates stay words too: 'last year' meets 'last year we...'
     channels = ["keyword"] + (["vector"] if mode != "keyword" else [])
     share = semantic_share(store, query, params) if store.embedder is not None and mode == "hybrid" else 0.0
     lexical = q.probe or q.unknown or q.prefixes
