@@ -122,6 +122,11 @@ class AskedDaySearchTest(TempMemory):
         self.assertEqual([h.path for h in hits][:2], [h.path for h in plain][:2])
         self.assertGreaterEqual(hits[0].score, CUT)
 
+    def test_a_bare_absolute_date_returns_that_day(self):
+        hits = memory_search.search(self.store, "2026-11-27", min_score=0, filters=Filters(today=TODAY))
+        self.assertEqual(hits[0].path, "memory/2026-11-27.md", [h.id for h in hits])
+        self.assertGreaterEqual(hits[0].score, CUT)
+
     def test_a_day_with_no_notes_finds_nothing_above_the_cut(self):
         hits = memory_search.search(self.store, "前天", min_score=0, filters=Filters(today=TODAY))
         self.assertFalse([h.id for h in hits if h.score >= CUT])

@@ -354,8 +354,10 @@ def by_asked_days(order, rows, merged, asked, params):
     note keeps its score: it may hold what is always so).  A date-only
     question (上周三): its days' chunks score DAY_NOTE_SCORE or more, newer
     files first, and every other hit stays under the cut."""
+    # beside relative days, an absolute date only gets the date bonus ("last weekend before April 10, 2023")
+    judged = asked if asked.only else asked._replace(absolute=[])
     day = {key: rows[key].date or "" for key in order
-           if on_asked_day(asked, rows[key].date, rows[key].text, rows[key].heading or "")}
+           if on_asked_day(judged, rows[key].date, rows[key].text, rows[key].heading or "")}
     if not day and not asked.only:
         return order  # nothing of those days to prefer
     for key in order:
