@@ -12,7 +12,7 @@ Configurations: the channel off, the weighted sum at semantic_weight 0.3
 beside the held-out half (bench/realmem.py's personas).
 
 Usage: MEMORY_EMBED_MODEL=/path/to/all-MiniLM-L6-v2 /path/to/venv/bin/python \\
-           bench/semantic_realmem.py [--provider sentence-transformers] [--data DIR]
+           bench/semantic_realmem.py [--provider sentence-transformers] [--data DIR] [--personas A,B]
 """
 import argparse
 import os
@@ -48,12 +48,15 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=quality.DEFAULT_DATA)
     ap.add_argument("--provider", default="sentence-transformers")
+    ap.add_argument("--personas", help="comma-separated (default: all); the table follows each persona")
     args = ap.parse_args(argv)
     embedder, report = memory_search.make_embedder(args.provider)
     if embedder is None:
         raise SystemExit("no provider runs here: %s" % report["skipped"])
     print("provider %s, model %s (%d dimensions)" % (embedder.name, embedder.model, embedder.dim))
     questions = quality.load_questions(args.data, "realmem")
+    if args.personas:
+        questions = [q for q in questions if q["corpus"] in args.personas.split(",")]
     rows = {label: [] for label, _ in CONFIGS}
     started = time.time()
     with tempfile.TemporaryDirectory() as tmp:
@@ -67,14 +70,19 @@ def main(argv=None):
                 params = DEFAULT_PARAMS._replace(**(overrides or {}))
                 rows[label] += persona_records(folder, qs, store, params, cache)
             store.close()
-            print("  %s: %d prompts (%.0f s)" % (os.path.basename(root), len(qs), time.time() - started))
-            sys.stdout.flush()
-    print()
+            print("\n%s: %d prompts (%.0f s)" % (os.path.basename(root), len(qs), time.time() - started))
+            print_table(rows)
+
+
+def print_table(rows):
+    """The table so far: each configuration, the tuning half beside the held-out half."""
     print("| | %s |" % " | ".join("%s %s" % (m, h) for m in COLUMNS for h in ("tune", "held-out")))
     print("|---|" + "---:|" * (2 * len(COLUMNS)))
     for label, records in rows.items():
         halves = (quality.summarise(records, "tune"), quality.summarise(records, "held"))
-        print("| %s | %s |" % (label, " | ".join("%.3f" % half[("all", m)] for m in COLUMNS for half in halves)))
+        print("| %s | %s |" % (label, " | ".join("%.3f" % half.get(("all", m), float("nan"))
+                                                  for m in COLUMNS for half in halves)))
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":
