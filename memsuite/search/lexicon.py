@@ -31,8 +31,8 @@ def translations(units, params=DEFAULT_PARAMS):
     健康), a Chinese word of 2-4 characters taken longest first along a run,
     outside its function words (什么时候 is asked, not meant).  A translation
     weighs lexicon_weight of what it stands for: its terms share the weight of
-    the words it translates (an English word is one term, 键盘 three: 键盘 键
-    盘), each at most 1."""
+    the words it translates (an English word is one term, 机械键盘 three
+    bigrams), each at most lexicon_weight."""
     if not params.lexicon_weight:
         return []
     words = units.split()
@@ -46,17 +46,20 @@ def translations(units, params=DEFAULT_PARAMS):
         found += [(w, _share(params.lexicon_weight, len(covered), w)) for w in chinese]
     for text in spans:
         for word in _longest_words(table, text):
-            found += [(w, _share(params.lexicon_weight, len(tokenize(word)), w))
-                      for w in table.get(word)[0].split("; ")]
+            found += [(w, _share(params.lexicon_weight, _word_terms(word), w)) for w in table.get(word)[0].split("; ")]
     return found
+
+
+def _word_terms(word):
+    """How many terms a word scores by: an English word one, a Chinese one its
+    bigrams (its single characters score nothing as a translation)."""
+    return len(word) - 1 if is_cjk(word[0]) and len(word) > 1 else len(tokenize(word))
 
 
 def _share(weight, source_terms, word):
     """The weight of each term of a translation standing for source_terms
-    terms (a Chinese word counts its bigrams: its single characters do not
-    score as an expansion)."""
-    terms = [t for t in tokenize(word) if not (len(t) == 1 and is_cjk(t))] if len(word) > 1 else tokenize(word)
-    return min(1.0, weight * source_terms / max(1, len(terms)))
+    terms: their share of weight, at most weight itself."""
+    return min(weight, weight * source_terms / max(1, _word_terms(word)))
 
 
 def _english_matches(table, latin):
