@@ -189,6 +189,7 @@ class QueryPathTest(TempMemory):
         "memsuite.search.diversity",  # near-duplicate suppression is on by default (README, Benchmark)
         "memsuite.search.answers", "memsuite.search.supersede",  # when-questions, the newest fact first (issue 27)
         "memsuite.text.filler",  # a long prompt's chat words (issue 27)
+        "memsuite.search.lexicon",  # English <-> Chinese at query time (a memory-mapped table)
     }
     NEVER = {"json", "argparse", "memsuite.index.prepare", "memsuite.files.chunker", "memsuite.index.sqlite.writer",
              "memsuite.index.json.index", "memsuite.index.json.format", "memsuite.index.json.writer", "memsuite.index.link_tables", "memsuite.links.entities",

@@ -21,7 +21,7 @@ from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder
 RULES = {
     "limit": to_positive_int, "min_score": to_unit_score, "since": to_date, "until": to_date,
     "mode": to_choice(*MODES), "sort": to_choice("score", "date"), "source": to_choice("memory", "sessions", "all"),
-    "half_life": to_days, "budget": to_budget, "before": to_count, "after": to_count,
+    "half_life": to_days, "budget": to_budget, "before": to_count, "after": to_count, "today": to_date,
 }
 
 
@@ -44,7 +44,7 @@ SearchRequest.__doc__ = ("One search as a door asked for it, checked: limit, mod
 
 def search_request(query, limit=None, mode=None, min_score=None, since=None, until=None, path=None,
                    dated_only=False, source=None, sort=None, recent=False, half_life=None, compact=False,
-                   explain=False):
+                   explain=False, today=None):
     """The SearchRequest every door builds (search.sh, memory_search, the
     hooks): each argument checked by its rule, since not after until."""
     if not isinstance(query, str) or not query.strip():
@@ -53,7 +53,8 @@ def search_request(query, limit=None, mode=None, min_score=None, since=None, unt
     if since and until and since > until:
         raise UsageError("since %s is after until %s" % (since, until))
     source = checked("source", source)
-    filters = Filters(since, until, path, bool(dated_only), None if source in (None, "all") else source)
+    filters = Filters(since, until, path, bool(dated_only), None if source in (None, "all") else source,
+                      checked("today", today))
     half_life = checked("half_life", half_life)
     return SearchRequest(query, checked("limit", limit) or DEFAULT_LIMIT, checked("mode", mode) or "hybrid",
                          checked("min_score", min_score), filters, checked("sort", sort),
@@ -93,6 +94,8 @@ def search_result(store, request, hits=None):
     if request.recent:
         doc["recent"] = {"half_life_days": float(request.recent)}
     if request.explain:
+        from ..search.explain import dates_read
+        doc["dates"] = dates_read(request.query, request.filters)
         details, doc["cut"] = explain_hits(store, request, hits)
         for result in doc["results"]:
             result["explain"] = details[result["id"]]
@@ -166,9 +169,9 @@ def timeline_result(store, anchor, before=None, after=None, full=False):
     return {"anchor": anchor, "entries": [entry_json(e, full) for e in entries]}
 
 
-def context_result(store, query, budget=None, since=None, until=None, path=None, dated_only=False):
+def context_result(store, query, budget=None, since=None, until=None, path=None, dated_only=False, today=None):
     """(the Markdown pack, its JSON) of search.sh context / memory_context."""
-    filters = search_request(query, since=since, until=until, path=path, dated_only=dated_only).filters
+    filters = search_request(query, since=since, until=until, path=path, dated_only=dated_only, today=today).filters
     budget = checked("budget", budget) or DEFAULT_BUDGET
     store.refresh()
     text, entries = context_pack(store, query, budget, filters)

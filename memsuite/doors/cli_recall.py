@@ -32,7 +32,7 @@ def cmd_timeline(args):
 def cmd_context(args):
     with embedding_store(args) as store:
         text, doc = context_result(store, " ".join(args.words), args.budget, args.since, args.until, args.path,
-                                   args.dated_only)
+                                   args.dated_only, args.today)
     if args.json:
         print_json(doc)
     else:

@@ -51,6 +51,9 @@ SEARCH_OPTS = COMMON_OPTS + [
     Opt(("--since",), "since", "DATE", str, "only files dated on or after DATE (YYYY-MM-DD)"),
     Opt(("--until",), "until", "DATE", str, "only files dated on or before DATE"),
     Opt(("--dated-only",), "dated_only", None, None, "leave out undated files such as MEMORY.md"),
+    Opt(("--today",), "today", "DATE", str,
+        "read the query's relative dates (yesterday, 上周三, last week) against DATE, not the clock's "
+        "(default $MEMORY_TODAY)"),
     Opt(("--path",), "path", "GLOB", str, "only paths matching GLOB, or under a folder"),
     Opt(("--mode",), "mode", "MODE", str,
         "hybrid (default), keyword (BM25) or vector (TF-IDF)"),
@@ -89,7 +92,7 @@ WATCH_OPTS = COMMON_OPTS + [
     Opt(("--quiet",), "quiet", None, None, "no line per sync on stderr"),
     EMBED_OPT,
 ]
-CONTEXT_OPTS = COMMON_OPTS + [o for o in SEARCH_OPTS if o.dest in ("since", "until", "dated_only", "path")] + [
+CONTEXT_OPTS = COMMON_OPTS + [o for o in SEARCH_OPTS if o.dest in ("since", "until", "dated_only", "path", "today")] + [
     Opt(("--budget",), "budget", "TOKENS", str, "size of the pack (50-32000; default 1500)"),
     EMBED_OPT,
 ]
@@ -134,7 +137,8 @@ exit codes: 0 ok (also when nothing matches), 1 runtime error, 2 usage error.
 environment: MEMORY_DIR (memory folder), MEMORY_BACKEND (auto|sqlite|json|postgres),
 MEMORY_INDEX_DIR (index location), MEMORY_PYTHON (the wrappers' interpreter),
 MEMORY_SESSIONS_DIR (transcripts), MEMORY_EMBED (embedding provider; see README),
-MEMORY_DEBUG=1 (tracebacks), NO_COLOR (no colour)."""
+MEMORY_TODAY (the day relative dates are read against), MEMORY_DEBUG=1 (tracebacks),
+NO_COLOR (no colour)."""
 
 REINDEX_HELP = """examples:
   reindex.sh                  back up the index, rebuild it from the Markdown
@@ -144,7 +148,7 @@ REINDEX_HELP = """examples:
 def cmd_search(args):
     request = search_request(" ".join(args.words), args.limit, args.mode, args.min_score, args.since, args.until,
                              args.path, args.dated_only, args.source, args.sort, args.recent, args.half_life,
-                             args.compact, args.explain)
+                             args.compact, args.explain, args.today)
     with embedding_store(args) as store:
         hits = run_search(store, request)
         related = linked_memories(store, hits) if args.related else None
@@ -163,8 +167,8 @@ def cmd_search(args):
             if related:
                 print_related(related)
         if args.explain and not args.json:
-            from ..search.explain import print_explained
-            print_explained(hits, *explain_hits(store, request, hits))
+            from ..search.explain import dates_read, print_explained
+            print_explained(hits, *explain_hits(store, request, hits), dates=dates_read(request.query, request.filters))
     return 0
 
 

@@ -42,6 +42,8 @@ MCP_TOOLS = [
           "citations (path:first-last); scores of %g and more answer most of the query." % ANSWER_CUT,
           {"query": _QUERY, "limit": _LIMIT, "since": dict(_STRING, description="YYYY-MM-DD"),
            "until": dict(_STRING, description="YYYY-MM-DD"), "path": dict(_STRING, description="glob or folder"),
+           "today": dict(_STRING, description="YYYY-MM-DD: the day relative dates in the query (yesterday, "
+                                              "上周三, last week) are read against; default MEMORY_TODAY or the clock's"),
            "min_score": {"type": "number", "minimum": 0, "maximum": 1},
            "mode": {"type": "string", "enum": list(MODES)}, "compact": {"type": "boolean"},
            "sort": {"type": "string", "enum": ["score", "date"]},
@@ -171,7 +173,7 @@ class McpServer:
         return search_result(self.store, search_request(
             a["query"], a.get("limit"), a.get("mode"), a.get("min_score"), a.get("since"), a.get("until"),
             a.get("path"), False, None, a.get("sort"), a.get("recent"), a.get("half_life"), a.get("compact"),
-            a.get("explain")))
+            a.get("explain"), a.get("today")))
 
     def _memory_get(self, a):
         self.store.refresh()

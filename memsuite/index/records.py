@@ -18,9 +18,12 @@ FileState = record("FileState", "size mtime_ns hash")
 FileState.__doc__ = "What the index remembers of a file: its stat and content hash."
 SyncReport = record("SyncReport", "added updated removed unchanged problems")
 SyncReport.__doc__ = "What a sync did: lists of paths, and (path, issue) pairs."
-Filters = record("Filters", "since until path_glob dated_only source", defaults=(None, None, None, False, None))
+Filters = record("Filters", "since until path_glob dated_only source today",
+                 defaults=(None, None, None, False, None, None))
 Filters.__doc__ = ("Which files a search may return: dates (YYYY-MM-DD), a path glob, dated only, "
-                   "and the source ('memory' or 'sessions'; None for both).")
+                   "and the source ('memory' or 'sessions'; None for both); and the day a "
+                   "question's relative dates are read against (YYYY-MM-DD, --today; None: "
+                   "$MEMORY_TODAY or the clock's), which filters nothing.")
 
 BLOCK_LINES = 8  # the index keeps each file's lines once, in compressed blocks of lines
 
@@ -53,7 +56,7 @@ def filters_admit(filters, date, path):
 
 
 def has_filters(filters):
-    return filters is not None and any(filters)
+    return filters is not None and any(v for name, v in zip(filters._fields, filters) if name != "today")
 
 
 def stat_digest(found):

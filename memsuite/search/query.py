@@ -3,6 +3,7 @@
 from ..text.chinese import EN_FRAME_WORDS, EN_HOW_WORDS, EN_LIGHT_VERBS, ZH_FREE_CHARS, frame_spans, function_spans, is_cjk, word_breaks
 from ..text.params import DEFAULT_PARAMS
 from ..base.records import UsageError, record
+from .lexicon import translations
 from .synonyms import expansions
 from ..text.filler import is_filler
 from ..text.stemmer import stem
@@ -53,14 +54,16 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
     frame, frame_words = frame_terms(units)
     frame.update(english_frame(query))
     alternatives = expansions(units, store.root, params)
-    if frame_words:  # what a frame word stands for is frame too (电话 -> 手机号)
-        frame.update(t for word, _ in expansions(" ".join(frame_words), store.root, params)
+    translated = translations(units, params)  # the other language's words (keyboard / 键盘)
+    if frame_words:  # what a frame word stands for is frame too (电话 -> 手机号, phone)
+        framed = " ".join(frame_words)
+        frame.update(t for word, _ in expansions(framed, store.root, params) + translations(framed, params)
                      for t in tokenize(word))
     extra = {}
-    for word, weight in alternatives:
+    for word, weight in alternatives + translated:
         for t in tokenize(word):
-            if t not in terms:
-                extra[t] = max(extra.get(t, 0.0), weight)
+            if t not in terms and not (_is_unigram(t) and len(word) > 1 and (word, weight) in translated):
+                extra[t] = max(extra.get(t, 0.0), weight)  # (a translation's 都 of 京都 is no word)
     distinct = list(dict.fromkeys(terms + list(extra)))[:4 * params.max_query_terms]
     dfs = store.doc_freqs(distinct)
     unknown = [t for t in dict.fromkeys(terms) if not dfs.get(t) and cached_grams(t)][:MAX_UNKNOWN_WORDS]
@@ -77,7 +80,7 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
             if t in weights:
                 weights[t] = min(weights[t], params.frame_weight)
     indexed = [p for t in expand(units, False) for p in parts.get(t, (t,))]
-    indexed += [t for word, _ in alternatives for t in index_terms(word)]
+    indexed += [t for word, _ in alternatives + translated for t in index_terms(word)]
     lone = _lone_chars(units)
     indexed += sorted(lone)
     probe = [t for t in dict.fromkeys(indexed) if weights.get(t, 0) > params.function_weight
@@ -93,13 +96,14 @@ def frame_terms(units):
     """The terms of a query's question frame: its attribute and question
     words (ZH_FRAME_WORDS: 电话, 名字, 来着, 怎么样; EN_FRAME_WORDS: name,
     phone, birthday).  A bigram with one character in a frame word and the
-    other outside it belongs to neither.  Returns (terms, the Chinese frame
-    words as written)."""
+    other outside it belongs to neither.  Returns (terms, the frame words as
+    written, whose synonyms and translations are frame too)."""
     out, words = set(), []
     for unit in units.split():
         if not is_cjk(unit[0]):
             if unit in EN_FRAME_WORDS:
                 out.add(unit)
+                words.append(unit)  # its translations (phone -> 电话) are frame too
             continue
         marked = frame_spans(unit) + [False]
         start = None

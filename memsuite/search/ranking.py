@@ -5,7 +5,7 @@ from collections import Counter
 from ..text.bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
 from ..text.chinese import SURNAMES, ZH_FREE_CHARS, fold, frame_spans, function_spans, is_cjk, pair_binds
 from .answers import asks_when, holds_time
-from .dates import date_matches, query_dates, relative_spans, spans_match
+from .dates import asked_dates, by_asked_days, day_notes, names_dates, on_asked_day, today_of
 from ..text.params import DEFAULT_PARAMS
 from .passages import Hits, build_passages as _passages
 from .query import analyse_query, is_unigram as _is_unigram
@@ -310,13 +310,16 @@ def semantic_share(store, query, params):
 
 
 def _search(store, query, limit, mode, min_score, filters, params):
-    q = analyse_query(store, query, params)
+    asked = asked_dates(query, today_of(filters.today if filters else None))
+    q = analyse_query(store, query, params)  # its relative dates stay words too: 'last year' meets 'last year we...'
     channels = ["keyword"] + (["vector"] if mode != "keyword" else [])
     share = semantic_share(store, query, params) if store.embedder is not None and mode == "hybrid" else 0.0
     lexical = q.probe or q.unknown or q.prefixes
-    if not lexical and not share:  # no known word, and no meaning to compare
+    if not lexical and not share and not asked.only:  # no known word, and no meaning to compare
         return Hits([], channels)
     rows = find_candidates(store, q, filters, params) if lexical else {}
+    if asked.only:  # a question that is only a date asks for that day's notes
+        rows.update(day_notes(store, asked, filters))
     semantic = {}
     if share > 0:
         from .embeddings import semantic_channel
@@ -335,9 +338,11 @@ def _search(store, query, limit, mode, min_score, filters, params):
         merged = rank_fusion(rows, lex, semantic, merged, share, params.rrf_k)
     order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if mode == "hybrid":
-        order = _rerank(order, candidates, merged, q, query_dates(query), params, fold(query),
+        order = _rerank(order, candidates, merged, q, asked, params, fold(query),
                         params.when_weight > 0 and asks_when(query))
-    if q.topic:
+    if asked.spans or asked.only:
+        order = by_asked_days(order, rows, merged, asked, params)
+    if q.topic and not asked.only:  # a question that is only a date: its words name the day, not a topic
         order = frame_only(order, candidates, merged, q, params, bound)
     if params.recent_half_life > 0:  # opt-in (--recent): loaded only when asked for
         from .recency import prefer_recent
@@ -392,7 +397,7 @@ def holds_topic(candidate, query, key=None, bound=()):
     def held(t):
         return (candidate.body.get(t, 0) + candidate.head.get(t, 0) > 0) and (key, t) not in bound
     if any(held(t) for t in query.weights if t not in query.base and t not in query.frame and not _is_unigram(t)):
-        return True  # a synonym or regional spelling of a word of the topic (号码 for 手机号 is frame)
+        return True  # a synonym, regional spelling or translation of a word of the topic (号码 for 手机号 is frame)
     for word in query.topic:
         if len(word) == 1 and word[0] in query.unknown and _resemblance(word[0], candidate.words):
             return True
@@ -470,14 +475,18 @@ def _rerank(order, candidates, merged, q, dates, params, folded="", when=False):
     when, a text that says a time (kept in [0, 1] by renormalising)."""
     idf = {t: w * math.log(1 + q.n_docs / q.dfs[t]) for t, w in q.weights.items()}
     total = sum(idf[t] for t in q.base)
-    scale = 1 + params.proximity_weight + (params.date_weight if dates else 0.0)
+    held = {key for key in order if names_dates(dates) and on_asked_day(
+        dates, candidates[key].row.date, candidates[key].row.text, candidates[key].row.heading or "")}
+    # relative days no hit is of (LoCoMo's "last year", read against today) change no score
+    dated = names_dates(dates) and (dates.absolute or held)
+    scale = 1 + params.proximity_weight + (params.date_weight if dated else 0.0)
     scale += params.when_weight if when else 0.0
     for i, key in enumerate(order):
         score = merged[key]
         if i < params.rerank_depth:
             score += params.proximity_weight * proximity(candidates[key], idf, total)
         row = candidates[key].row
-        if dates and (date_matches(row.date, dates) or spans_match(relative_spans(row.text, row.date), dates)):
+        if key in held:
             score += params.date_weight
         if when and i < params.rerank_depth and holds_time(row.text):
             score += params.when_weight
