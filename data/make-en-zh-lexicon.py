@@ -47,6 +47,8 @@ HEADER = """\
 # This table is an adaptation of CC-CEDICT and is licensed, as CC-CEDICT is,
 # under the Creative Commons Attribution-ShareAlike 4.0 International License
 # (https://creativecommons.org/licenses/by-sa/4.0/).
+# ShareAlike applies to this table: a copy or adaptation of it must keep this
+# notice and the same licence. The rest of memory-suite keeps its own licence.
 # CC-CEDICT: community maintained free Chinese-English dictionary, published by
 # MDBG (https://www.mdbg.net/chinese/dictionary?page=cc-cedict); referenced
 # work: CEDICT, Copyright (C) 1997, 1998 Paul Andrew Denisowski.
