@@ -5,22 +5,27 @@ the share whose every hit scores below it (cut off).  No-match queries are
 LoCoMo's adversarial questions (about things its conversations never say,
 though in their words) and bench/nomatch.txt, queries about absent topics,
 kept for a folder only when no line of it holds half of their content words.
+On RealMem (bench/realmem.py) a top hit is right when it holds a line of a
+gold session, on the memory as it was at the prompt (earlier sessions only),
+and the no-match queries are the next persona's prompts at the same time step.
+The cut SKILL.md and the hooks use is read from the code and marked (current).
 Each half (tuning, held-out) is reported beside the other.
 
 With --embed P (a python that has the provider) the semantic channel is on,
 --param NAME=VALUE (repeatable) changes a Params field, e.g. semantic_fusion=rrf.
 
-Usage: python3 bench/calibration.py [--sets locomo,cmrc2018,zh] [--embed P] [--param NAME=VALUE]
+Usage: python3 bench/calibration.py [--sets locomo,cmrc2018,zh,memdaily,realmem] [--embed P] [--param NAME=VALUE]
 """
 import argparse
-import collections
 import os
+import re
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import quality  # noqa: E402  (puts the suite on sys.path)
+import realmem  # noqa: E402
 import memory_search  # noqa: E402
 import memory_store  # noqa: E402
 
@@ -61,66 +66,110 @@ def absent_from(root, query):
     return True
 
 
-def top_score(run, query):
-    hits = run(query)
+def current_cut():
+    """The score cut SKILL.md and the hooks use (RECALL_CUT, read from the
+    suite's code wherever memsuite keeps it), or None."""
+    for dirpath, _, names in os.walk(os.path.join(quality._CODE, "memsuite")):
+        for name in sorted(n for n in names if n.endswith(".py")):
+            with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                found = re.search(r"^RECALL_CUT\s*=\s*([0-9.]+)", f.read(), re.M)
+            if found:
+                return float(found.group(1))
+    return None
+
+
+def hit_searcher(params=None, embedder=None):
+    """make(root) -> run(query): the top 5 hits with every score (run.store to close)."""
+    def make(root):
+        store = quality.open_store(root, params=params, embedder=embedder)
+
+        def run(query):
+            try:
+                return memory_search.search(store, query, limit=5, min_score=0.0)
+            except memory_search.UsageError:
+                return []
+        run.store = store
+        return run
+    return make
+
+
+def top_score(hits):
     return hits[0].score if hits else 0.0
+
+
+def right_at_top(hits, gold):
+    return bool(hits) and realmem.holds([(hits[0].path, hits[0].start_line, hits[0].end_line)], gold)
 
 
 def collect(data, name, params=None, embedder=None):
     """(answerable [(split, right at 1, top score)], no-match [(split, kind, top score)])."""
+    if name == "realmem":
+        return collect_realmem(data, params, embedder)
     answerable, nomatch = [], []
     questions = quality.load_questions(data, name)
     adversarial = quality.load_questions(data, name, adversarial=True) if name == "locomo" else []
     absent = nomatch_queries("en" if name == "locomo" else "zh")
+    make = hit_searcher(params, embedder)
     with tempfile.TemporaryDirectory() as tmp:
-        roots = quality.corpus_roots(data, name, questions + adversarial)
-        for root, qs in roots.items():
-            copy = quality.copy_corpus(root, tmp)
-            store = memory_store.MemoryStore(copy, index_dir=os.path.join(copy, ".memory"), params=params)
-            store.sync()
-            if embedder is not None:
-                store.embedder = embedder
-                store.fill_vectors()
-
-            def run(query):
-                try:
-                    return memory_search.search(store, query, limit=5, min_score=0.0)
-                except memory_search.UsageError:
-                    return []
-            for q in qs:
-                hits = run(q["query"])
-                score = hits[0].score if hits else 0.0
-                if q.get("adversarial"):
-                    nomatch.append((q["split"], "adversarial", score))
-                    continue
-                gold = {(g["path"], g["line"]) for g in q["gold"]}
-                right = bool(hits) and any(p == hits[0].path and hits[0].start_line <= l <= hits[0].end_line
-                                           for p, l in gold)
-                answerable.append((q["split"], right, score))
-            for query, split in absent:
-                if absent_from(copy, query):
-                    nomatch.append((split, "absent topic", top_score(run, query)))
-            store.close()
+        for root, qs in quality.corpus_roots(data, name, questions + adversarial).items():
+            for copy, run, step in quality.searchable_steps(name, root, qs, tmp, make):
+                for q in step:
+                    hits = run(q["query"])
+                    if q.get("adversarial"):
+                        nomatch.append((q["split"], "adversarial", top_score(hits)))
+                    else:
+                        answerable.append((q["split"], right_at_top(hits, realmem.gold_lines(q)), top_score(hits)))
+                for query, split in absent:
+                    if absent_from(copy, query):
+                        nomatch.append((split, "absent topic", top_score(run(query))))
+                run.store.close()
     return answerable, nomatch
 
 
-def table(name, answerable, nomatch):
+def collect_realmem(data, params=None, embedder=None):
+    """RealMem on memories that grow session by session: a top hit is right
+    when it holds a line of a gold session; the no-match prompts are the next
+    persona's, asked at the same time step."""
+    answerable, nomatch = [], []
+    personas = realmem.by_persona(quality.load_questions(data, "realmem"))
+    make = hit_searcher(params, embedder)
+    with tempfile.TemporaryDirectory() as tmp:
+        for persona, qs in personas.items():
+            others = personas[realmem.next_persona(persona, personas)]
+            root = os.path.join(quality.dataset_dir(data, "realmem"), persona)
+            k = 0
+            for _, run, step in quality.searchable_steps("realmem", root, qs, tmp, make):
+                for q in step:
+                    hits = run(q["query"])
+                    answerable.append((q["split"], right_at_top(hits, realmem.gold_lines(q, "gold_session")),
+                                       top_score(hits)))
+                    other = realmem.foreign_prompt(others, k)
+                    nomatch.append((q["split"], "next persona", top_score(run(other["query"]))))
+                    k += 1
+                run.store.close()
+    return answerable, nomatch
+
+
+NOMATCH_KINDS = ("absent topic", "adversarial", "next persona")
+
+
+def table(name, answerable, nomatch, cut=None):
+    kinds = [k for k in NOMATCH_KINDS if any(kind == k for _, kind, _ in nomatch)]
     out = ["### %s" % name, "",
-           "| cut | half | right top hit above cut | absent topics cut off | adversarial cut off |",
-           "|---:|---|---:|---:|---:|"]
-    for cut in CUTS:
+           "| cut | half | right top hit above cut | %s |" % " | ".join("%s cut off" % k for k in kinds),
+           "|---:|---|---:|" + "---:|" * len(kinds)]
+    for c in sorted(set(CUTS) | ({cut} if cut else set())):
         for split, label in (("tune", "tune"), ("held", "held-out")):
             ans = [(r, s) for sp, r, s in answerable if sp == split]
-            kinds = collections.defaultdict(list)
-            for sp, kind, s in nomatch:
-                if sp == split:
-                    kinds[kind].append(s < cut)
-            cells = ["%.3f (%d)" % (sum(1 for r, s in ans if r and s >= cut) / float(len(ans)), len(ans))]
-            for kind in ("absent topic", "adversarial"):
-                got = kinds.get(kind)
-                cells.append("%.3f (%d)" % (sum(got) / float(len(got)), len(got)) if got else "-")
-            out.append("| %.2f | %s | %s |" % (cut, label, " | ".join(cells)))
+            cells = [share([r and s >= c for r, s in ans])]
+            cells += [share([s < c for sp, kind, s in nomatch if sp == split and kind == k]) for k in kinds]
+            out.append("| %.2f%s | %s | %s |" % (c, " (current)" if c == cut else "", label, " | ".join(cells)))
     return "\n".join(out)
+
+
+def share(flags):
+    """'0.812 (n)' for a list of booleans, '-' for none."""
+    return "%.3f (%d)" % (sum(flags) / float(len(flags)), len(flags)) if flags else "-"
 
 
 def main(argv=None):
@@ -131,22 +180,17 @@ def main(argv=None):
     ap.add_argument("--embed", help="an embedding provider (sentence-transformers, openai, ...)")
     ap.add_argument("--param", action="append", default=[], help="NAME=VALUE: a Params field")
     args = ap.parse_args(argv)
-    from memsuite.text.params import DEFAULT_PARAMS
-    changes = {}
-    for item in args.param:
-        field, _, value = item.partition("=")
-        kind = type(getattr(DEFAULT_PARAMS, field))
-        changes[field] = value if kind is str else kind(value)
-    params = DEFAULT_PARAMS._replace(**changes) if changes else None
+    params = quality.with_params(args.param)
     embedder = None
     if args.embed:
         embedder, report = memory_search.make_embedder(args.embed)
         if embedder is None:
             raise SystemExit("calibration: %s did not start (%s)" % (args.embed, report["skipped"]))
+    cut = current_cut()
     for name in args.sets.split(","):
         print(table("%s%s%s" % (name, ", " + embedder.model if embedder else "",
                                  ", " + ", ".join(args.param) if args.param else ""),
-                    *collect(args.data, name, params, embedder)))
+                    *collect(args.data, name, params, embedder), cut=cut))
         print()
 
 

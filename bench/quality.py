@@ -16,6 +16,12 @@ Every data set has a tuning half and a held-out half, reported side by side
   cmrc2018  questions about alternate days: even | odd (by sorted file name)
   zh        bench/zh/dev | bench/zh/test (kinds: t2s, s2t, name, number, ...)
   memdaily  Chinese personal facts, one tiny folder per question: even | odd folder number
+  realmem   prompts in the middle of long assistant-user conversations (bench/realmem.py):
+            Adeleke_Okonjo, Kenta_Tanaka, Liam_O_Connor | Oliver_Smith, Sarah_Miller.
+            Each persona's memory grows session by session, so a prompt sees only
+            the sessions before its own (the `before` rule); R@k and MRR are at the
+            session level (gold_session), "turn" ones and R@500t.. at the exact
+            turns (gold); categories with n are always printed
 
 Usage: python3 bench/quality.py [--data DIR] [--mode hybrid] [--sets locomo,zh] [--param NAME=VALUE]
 """
@@ -35,15 +41,19 @@ sys.path.insert(0, os.path.abspath(_CODE))
 
 import memory_search  # noqa: E402
 import memory_store  # noqa: E402
+sys.path.insert(0, HERE)
+import realmem  # noqa: E402
 
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "eval-data"))
 ZH_DIR = os.path.join(HERE, "zh")
 BUDGET = 4000
-DATASETS = ("locomo", "cmrc2018", "zh", "memdaily")
+DATASETS = ("locomo", "cmrc2018", "zh", "memdaily", "realmem")
 TUNE_CONVERSATIONS = {"conv-26", "conv-30", "conv-41"}
 SPLITS = ("tune", "held")
 METRICS = ("R@1", "R@5", "R@10", "MRR", "R@4kc", "lines")
+REALMEM_METRICS = ("R@1", "R@5", "R@10", "MRR", "turn R@1", "turn R@5", "turn MRR", "turn R@4kc")
 BUDGET_METRICS = ("R@500t", "R@1500t", "R@4000t")
+CATEGORY_METRICS = {None: ("R@1", "R@5", "MRR"), "realmem": ("R@1", "R@5", "R@10", "MRR", "turn R@5")}
 
 
 def dataset_dir(data, name):
@@ -68,6 +78,9 @@ def load_questions(data, name, adversarial=False):
     if name == "locomo":
         for q in items:
             q["split"] = "tune" if q["conv"] in TUNE_CONVERSATIONS else "held"
+    elif name == "realmem":
+        for q in items:
+            q["split"] = realmem.split_of(q["corpus"])
     elif name == "memdaily":
         for q in items:  # by the folder's number: even tunes, odd is held out
             q["split"] = "tune" if int(q["corpus"].rsplit("_", 1)[1]) % 2 == 0 else "held"
@@ -139,17 +152,23 @@ def copy_corpus(root, tmp):
 BUDGETS = (500, 1500, 4000)  # tokens of a context pack (search.sh context --budget)
 
 
+def open_store(root, backend=None, params=None, embedder=None):
+    """A store of a corpus copy, its index brought up to date (with an
+    embedder, its vectors too)."""
+    extra = {"params": params} if params is not None else {}
+    store = memory_store.MemoryStore(root, backend=backend, index_dir=os.path.join(root, ".memory"), **extra)
+    store.sync()
+    if embedder is not None:
+        store.embedder = embedder
+        store.fill_vectors()
+    return store
+
+
 def suite_searcher(mode="hybrid", backend=None, params=None, limit=10, budgets=(), embedder=None):
     """Index a corpus copy with the suite; return a search function giving
-    result ranges, and with budgets {budget: ranges of the context pack}.
-    With an embedder, the index gets its vectors too."""
+    result ranges, and with budgets {budget: ranges of the context pack}."""
     def make(root):
-        extra = {"params": params} if params is not None else {}
-        store = memory_store.MemoryStore(root, backend=backend, index_dir=os.path.join(root, ".memory"), **extra)
-        store.sync()
-        if embedder is not None:
-            store.embedder = embedder
-            store.fill_vectors()
+        store = open_store(root, backend, params, embedder)
 
         def run(query):
             try:
@@ -172,22 +191,45 @@ def evaluate_records(data, name, make_searcher, limit_questions=None):
     records, cache = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         for root, qs in corpus_roots(data, name, questions).items():
-            copy = copy_corpus(root, tmp)
-            run = make_searcher(copy)
-            for q in qs:
-                found = run(q["query"])
-                ranges, packs = found if isinstance(found, tuple) else (found, {})
-                m = score_question(q, ranges, lambda p: read_lines(copy, p, cache))
-                gold = {(g["path"], g["line"]) for g in q["gold"]}
-                for budget, entries in packs.items():
-                    m["R@%dt" % budget] = float(any(p == gp and s <= gl <= e for p, s, e in entries
-                                                    for gp, gl in gold))
-                records.append((q, m))
+            for folder, run, step in searchable_steps(name, root, qs, tmp, make_searcher):
+                def lines_of(path, folder=folder):
+                    return read_lines(folder, path, cache)
+                records += [(q, score_found(name, q, run(q["query"]), lines_of)) for q in step]
     return records
 
 
+def searchable_steps(name, root, questions, tmp, make_searcher):
+    """Yield (folder, search function, questions): a corpus copy and all its
+    questions, or for RealMem one step per session on a folder that grows, so
+    a prompt sees only the sessions before its own."""
+    if name != "realmem":
+        copy = copy_corpus(root, tmp)
+        yield copy, make_searcher(copy), questions
+        return
+    folder = os.path.join(tmp, os.path.basename(root))
+    for _, step in realmem.replay(root, folder, questions):
+        yield folder, make_searcher(folder), step
+
+
+def score_found(name, q, found, lines_of):
+    """The metrics of one question given what a searcher found: result
+    ranges, or (ranges, {budget: ranges of the context pack})."""
+    ranges, packs = found if isinstance(found, tuple) else (found, {})
+    if name == "realmem":  # session-level gold first, the exact turns as "turn ..."
+        ranges = [r for r in ranges if realmem.visible(r[0], q["before"])]
+        m = score_question(dict(q, gold=q["gold_session"]), ranges, lines_of)
+        m.update(("turn " + k, v) for k, v in score_question(q, ranges, lines_of).items())
+    else:
+        m = score_question(q, ranges, lines_of)
+    gold = realmem.gold_lines(q)
+    for budget, entries in packs.items():
+        m["R@%dt" % budget] = float(realmem.holds(entries, gold))
+    return m
+
+
 def summarise(records, split=None):
-    """{(category or "all", metric): mean} over the records of a split (or all)."""
+    """{(category or "all", metric): mean} over the records of a split (or
+    all), and {(category or "all", "n"): number of questions}."""
     totals = collections.defaultdict(list)
     for q, m in records:
         if split and q["split"] != split:
@@ -195,7 +237,9 @@ def summarise(records, split=None):
         for k, v in m.items():
             totals[("all", k)].append(v)
             totals[(q.get("category_name") or "all", k)].append(v)
-    return {k: sum(v) / len(v) for k, v in totals.items()}
+    stats = {k: sum(v) / len(v) for k, v in totals.items()}
+    stats.update(((c, "n"), len(v)) for (c, k), v in totals.items() if k == "MRR")
+    return stats
 
 
 def evaluate(data, name, make_searcher, limit_questions=None, split=None):
@@ -207,26 +251,39 @@ def evaluate(data, name, make_searcher, limit_questions=None, split=None):
 
 def _cell(stats, category, metric):
     v = stats.get((category, metric))
-    return "-" if v is None else ("%.1f" % v if metric == "lines" else "%.3f" % v)
+    if v is None:
+        return "-"
+    return "%d" % v if metric == "n" else "%.1f" % v if metric == "lines" else "%.3f" % v
 
 
-def format_table(title, rows):
+def table_metrics(name):
+    """The columns of a data set's table."""
+    return REALMEM_METRICS if name == "realmem" else METRICS
+
+
+def category_metrics(name):
+    """The columns of a data set's table by category (beside n)."""
+    return CATEGORY_METRICS.get(name, CATEGORY_METRICS[None])
+
+
+def format_table(title, rows, metrics=METRICS):
     """rows: [(label, {metric: value})] -> a Markdown table."""
-    metrics = METRICS + tuple(m for m in BUDGET_METRICS if any(("all", m) in stats for _, stats in rows))
+    metrics = metrics + tuple(m for m in BUDGET_METRICS if any(("all", m) in stats for _, stats in rows))
     out = ["### " + title, "", "| | " + " | ".join(metrics) + " |", "|---|" + "---:|" * len(metrics)]
     for label, stats in rows:
         out.append("| %s | %s |" % (label, " | ".join(_cell(stats, "all", m) for m in metrics)))
     return "\n".join(out)
 
 
-def category_table(title, stats_by_label):
-    """Rows per category; stats_by_label: [(label, stats)] shown side by side (R@1 / R@5 / MRR)."""
+def category_table(title, stats_by_label, metrics=CATEGORY_METRICS[None]):
+    """Rows per category, with n; stats_by_label: [(label, stats)] shown side by side."""
     cats = sorted({c for _, stats in stats_by_label for c, _ in stats if c != "all"})
-    head = " | ".join("%s R@1 | %s R@5 | %s MRR" % (label, label, label) for label, _ in stats_by_label)
+    columns = ("n",) + tuple(metrics)
+    head = " | ".join("%s %s" % (label, m) for label, _ in stats_by_label for m in columns)
     out = ["### " + title, "", "| category | " + head + " |",
-           "|---|" + "---:|" * (3 * len(stats_by_label))]
+           "|---|" + "---:|" * (len(columns) * len(stats_by_label))]
     for c in cats:
-        cells = [_cell(stats, c, m) for _, stats in stats_by_label for m in ("R@1", "R@5", "MRR")]
+        cells = [_cell(stats, c, m) for _, stats in stats_by_label for m in columns]
         out.append("| %s | %s |" % (c, " | ".join(cells)))
     return "\n".join(out)
 
@@ -269,10 +326,12 @@ def main(argv=None):
         records = evaluate_records(args.data, name, suite_searcher(args.mode, args.backend, params, budgets=budgets),
                                    args.limit_questions)
         rows = split_rows("suite " + args.mode + "".join(" " + p for p in args.param), records)
-        print(format_table("%s (%d questions, %.1f s)" % (name, len(records), time.time() - t), rows))
-        if args.categories:
+        print(format_table("%s (%d questions, %.1f s)" % (name, len(records), time.time() - t), rows,
+                           table_metrics(name)))
+        if args.categories or name == "realmem":
             print()
-            print(category_table(name + " by category", [("tune", rows[0][1]), ("held-out", rows[1][1])]))
+            print(category_table(name + " by category", [("tune", rows[0][1]), ("held-out", rows[1][1])],
+                                 category_metrics(name)))
         print()
 
 

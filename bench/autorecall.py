@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""The hooks' recall on a memory that grows as a user's does (RealMem).
+
+For each persona of ../shared/eval-data/realmem, its sessions are replayed
+in time order on a temporary memory folder (bench/realmem.py): before a
+session's prompts, SessionStart; each of its prompts that the questions file
+lists goes through `search.sh hook --dir FOLDER` with the JSON Claude Code
+sends on stdin; the session's file is added to the folder before the next
+session.  Beside each prompt, the next persona's prompt of the same time step
+(name order) is sent into this memory, in a session of its own: it should
+inject nothing.
+
+Reported for the tuning personas beside the held-out ones, n beside every
+figure: the share of prompts whose prompt-hook text cites a gold session
+(`gold_session`) and a gold turn (`gold`), by category; the same for the
+SessionStart brief the prompt's session began with, and for either; the
+share of prompts that inject anything; characters injected; the share of
+the next persona's prompts that inject nothing; the hook's cost per prompt.
+
+The hook runs in-process by default (memory_search.main, stdin and stdout
+redirected: the cost leaves out the interpreter's start-up and imports);
+--subprocess runs search.sh as Claude Code does (MEMORY_PYTHON, default
+/usr/bin/python3).  MEMORY_HOOK_* settings in the environment apply.
+
+Usage: python3 bench/autorecall.py [--personas A,B] [--limit N] [--subprocess] [--json]
+"""
+import argparse
+import collections
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import quality  # noqa: E402  (puts the suite on sys.path)
+import realmem  # noqa: E402
+from run import default_python, percentile  # noqa: E402
+import memory_search  # noqa: E402
+
+SEARCH = os.path.join(quality._CODE, "search.sh")
+HALVES = (("tune", "tune"), ("held", "held-out"))
+
+
+# --- calling the hook ------------------------------------------------------------
+
+def payload(event, session, folder, **fields):
+    """The JSON Claude Code sends a command hook on stdin: the common fields, then the event's."""
+    data = {"session_id": session, "transcript_path": os.path.join(folder, "..", "transcripts", session + ".jsonl"),
+            "cwd": folder, "permission_mode": "default", "hook_event_name": event}
+    data.update(fields)
+    return data
+
+
+def session_id(*parts):
+    """A stable UUID for a session, as Claude Code names them."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, "realmem:" + ":".join(parts)))
+
+
+def hook_in_process(folder, event):
+    """(stdout, seconds) of `search.sh hook --dir folder`, run in this process."""
+    stdin = io.TextIOWrapper(io.BytesIO(json.dumps(event).encode("utf-8")), encoding="utf-8")
+    out = io.BytesIO()
+    stdout = io.TextIOWrapper(out, encoding="utf-8")
+    saved = sys.stdin, sys.stdout
+    sys.stdin, sys.stdout = stdin, stdout
+    start = time.perf_counter()
+    try:
+        memory_search.main(["hook", "--dir", folder])
+        stdout.flush()
+    finally:
+        sys.stdin, sys.stdout = saved
+    return out.getvalue().decode("utf-8", "replace"), time.perf_counter() - start
+
+
+def hook_process(python):
+    """A hook caller that runs search.sh as a new process, as the agent does."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_") or k.startswith("MEMORY_HOOK_")}
+    env["MEMORY_PYTHON"] = python
+
+    def call(folder, event):
+        start = time.perf_counter()
+        proc = subprocess.run([SEARCH, "hook", "--dir", folder], input=json.dumps(event).encode("utf-8"),
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        return proc.stdout.decode("utf-8", "replace"), time.perf_counter() - start
+    return call
+
+
+def injected(stdout):
+    """The context a hook's output adds: additionalContext, or plain text."""
+    text = stdout.strip()
+    if not text:
+        return ""
+    try:
+        return json.loads(text).get("hookSpecificOutput", {}).get("additionalContext", "")
+    except (ValueError, AttributeError):
+        return text
+
+
+# --- the replay --------------------------------------------------------------------
+
+def pick(prompts, limit):
+    """At most limit prompts, spread evenly over the persona's time."""
+    if not limit or limit >= len(prompts):
+        return prompts
+    return [prompts[i * len(prompts) // limit] for i in range(limit)]
+
+
+def cites(text, q):
+    """(cites a gold session, cites a gold turn) for a hook's injected text."""
+    ranges = realmem.citations(text)
+    return realmem.holds(ranges, realmem.gold_lines(q, "gold_session")), realmem.holds(ranges, realmem.gold_lines(q))
+
+
+def replay_persona(root, folder, prompts, others, call):
+    """One record per prompt of a persona, on its memory as it grows."""
+    persona, records = os.path.basename(root), []
+    for session, step in realmem.replay(root, folder, prompts):
+        sid = session_id(persona, session)
+        brief = call(folder, payload("SessionStart", sid, folder, source="startup"))
+        for q in step:
+            own = call(folder, payload("UserPromptSubmit", sid, folder, prompt=q["query"]))
+            other = realmem.foreign_prompt(others, len(records))  # the same time step of the next persona
+            foreign = call(folder, payload("UserPromptSubmit", session_id(persona, q["id"], "other"), folder,
+                                           prompt=other["query"]))
+            records.append(record(q, own, brief, foreign))
+    return records
+
+
+def record(q, own, brief, foreign):
+    """What one prompt got: each of own, brief, foreign is (hook stdout, seconds)."""
+    text, brief_text = injected(own[0]), injected(brief[0])
+    prompt_session, prompt_turn = cites(text, q)
+    brief_session, brief_turn = cites(brief_text, q)
+    return {"persona": q["corpus"], "split": q["split"], "category": q["category_name"], "id": q["id"],
+            "prompt_session": prompt_session, "prompt_turn": prompt_turn,
+            "brief_session": brief_session, "brief_turn": brief_turn,
+            "chars": len(text), "tokens": memory_search.estimate_tokens(text) if text else 0, "ms": own[1] * 1000,
+            "brief_chars": len(brief_text), "brief_ms": brief[1] * 1000,
+            "other_silent": not injected(foreign[0]), "other_ms": foreign[1] * 1000}
+
+
+def hook_log(folder):
+    """The lines the hook logged (it fails open: its problems are only there)."""
+    try:
+        with open(os.path.join(folder, ".memory", "hooks.log"), encoding="utf-8") as f:
+            return f.read().splitlines()
+    except OSError:
+        return []
+
+
+def run_all(data, names, limit, call):
+    """(records of every prompt of the chosen personas, the hook's log lines)."""
+    personas = realmem.by_persona(quality.load_questions(data, "realmem"))
+    records, log = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for persona in names:
+            if persona not in personas:
+                raise SystemExit("autorecall.py: no such persona: %s (have %s)" % (persona, ", ".join(personas)))
+            others = pick(personas[realmem.next_persona(persona, personas)], limit)
+            root = os.path.join(quality.dataset_dir(data, "realmem"), persona)
+            folder = os.path.join(tmp, persona, "workspace")
+            records += replay_persona(root, folder, pick(personas[persona], limit), others, call)
+            log += hook_log(folder)
+    return records, log
+
+
+# --- the report --------------------------------------------------------------------
+
+def share(records, key):
+    """(share of records where key is true, n), or (None, 0)."""
+    flags = [bool(r[key]) for r in records]
+    return (sum(flags) / float(len(flags)) if flags else None), len(flags)
+
+
+def summary(records):
+    """{figure: (value, n)} over a group of prompt records."""
+    speaking = [r["chars"] for r in records if r["chars"]]
+    out = collections.OrderedDict()
+    out["prompt hook cites a gold session"] = share(records, "prompt_session")
+    out["prompt hook cites a gold turn"] = share(records, "prompt_turn")
+    for category in sorted({r["category"] for r in records}):
+        inside = [r for r in records if r["category"] == category]
+        out["  %s: gold session" % category] = share(inside, "prompt_session")
+        out["  %s: gold turn" % category] = share(inside, "prompt_turn")
+    out["brief cites a gold session"] = share(records, "brief_session")
+    out["brief cites a gold turn"] = share(records, "brief_turn")
+    either = [dict(r, either=r["prompt_session"] or r["brief_session"]) for r in records]
+    out["brief or prompt hook cites a gold session"] = share(either, "either")
+    out["prompt hook injects anything"] = share(records, "chars")
+    out["chars injected per prompt, mean"] = (mean([r["chars"] for r in records]), len(records))
+    out["chars injected when it speaks, mean"] = (mean(speaking), len(speaking))
+    out["chars injected when it speaks, median"] = (median(speaking), len(speaking))
+    tokens = [r["tokens"] for r in records if r["chars"]]
+    out["tokens injected when it speaks, median"] = (median(tokens), len(tokens))
+    out["tokens injected when it speaks, max"] = (max(tokens) if tokens else None, len(tokens))
+    out["brief chars, median"] = (median([r["brief_chars"] for r in records]), len(records))
+    out["next persona's prompts inject nothing"] = share(records, "other_silent")
+    out["prompt hook ms, median"] = (median([r["ms"] for r in records]), len(records))
+    out["prompt hook ms, p90"] = (percentile([r["ms"] for r in records], 90) if records else None, len(records))
+    out["SessionStart ms, median"] = (median([r["brief_ms"] for r in records]), len(records))
+    return out
+
+
+def mean(values):
+    return statistics.mean(values) if values else None
+
+
+def median(values):
+    return statistics.median(values) if values else None
+
+
+def cell(figure, value, n):
+    """'0.350 (371)' for a share, '412 (371)' for characters, tokens or milliseconds."""
+    if value is None:
+        return "- (0)"
+    counted = any(unit in figure for unit in ("chars", "tokens", " ms"))
+    return ("%.0f (%d)" if counted else "%.3f (%d)") % (value, n)
+
+
+def report(records):
+    """Markdown: tuning personas beside held-out ones, then each persona."""
+    halves = [(label, summary([r for r in records if r["split"] == split])) for split, label in HALVES]
+    lines = ["### Recall by the hooks on a growing memory (RealMem), value (n)", "",
+             "| | %s |" % " | ".join(label for label, _ in halves), "|---|" + "---:|" * len(halves)]
+    for figure in halves[0][1] if records else ():
+        lines.append("| %s | %s |" % (figure, " | ".join(cell(figure, *s.get(figure, (None, 0))) for _, s in halves)))
+    lines += ["", "| persona | prompts | cites gold session | cites gold turn | injects | next persona silent |",
+              "|---|---:|---:|---:|---:|---:|"]
+    for persona in sorted({r["persona"] for r in records}):
+        mine = [r for r in records if r["persona"] == persona]
+        lines.append("| %s | %d | %s |" % (persona, len(mine), " | ".join(
+            "%.3f" % share(mine, k)[0] for k in ("prompt_session", "prompt_turn", "chars", "other_silent"))))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default=quality.DEFAULT_DATA)
+    ap.add_argument("--code", default=quality._CODE, help="the suite's folder (read by quality.py)")
+    ap.add_argument("--personas", help="comma-separated (default: all five)")
+    ap.add_argument("--limit", type=int, help="at most N prompts per persona, spread over its time")
+    ap.add_argument("--subprocess", action="store_true", help="run search.sh per call, as the agent does")
+    ap.add_argument("--python", default=default_python(), help="MEMORY_PYTHON for --subprocess")
+    ap.add_argument("--json", action="store_true", help="the figures and every prompt's record as JSON")
+    args = ap.parse_args(argv)
+    os.environ.pop("MEMORY_INDEX_DIR", None)  # each replayed folder keeps its own index
+    names = args.personas.split(",") if args.personas else list(realmem.by_persona(
+        quality.load_questions(args.data, "realmem")))
+    started = time.time()
+    records, log = run_all(args.data, names, args.limit, hook_process(args.python) if args.subprocess else hook_in_process)
+    if args.json:
+        halves = {split: {figure: {"value": v, "n": n} for figure, (v, n) in
+                          summary([r for r in records if r["split"] == split]).items()} for split, _ in HALVES}
+        json.dump({"halves": halves, "records": records, "hook_log": log}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return
+    print(report(records))
+    print("\n%d prompts, %s, %.0f s; hook settings: %s" % (
+        len(records), "whole process (%s)" % args.python if args.subprocess else "in-process",
+        time.time() - started, ", ".join("%s=%s" % kv for kv in sorted(os.environ.items())
+                                         if kv[0].startswith("MEMORY_HOOK_")) or "defaults"))
+    if log:
+        print("The hook logged %d line(s), e.g.: %s" % (len(log), log[0]))
+
+
+if __name__ == "__main__":
+    main()
