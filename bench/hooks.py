@@ -35,7 +35,8 @@ import calibration  # noqa: E402
 import corpus  # noqa: E402
 import memory_search  # noqa: E402
 import memory_store  # noqa: E402
-from memsuite import hooks  # noqa: E402
+from memsuite.doors import hooks  # noqa: E402
+from memsuite.search import recall  # noqa: E402
 
 SUITE = os.path.dirname(HERE)
 SEARCH = os.path.join(SUITE, "search.sh")
@@ -76,21 +77,22 @@ def recall_records(data):
     return records
 
 
-def recall_metrics(records, cut, floor, packer="lines", window=hooks.RECALL_WINDOW, rest=hooks.RECALL_REST_WINDOW):
-    """{split: {metric: (value, count)}} for one setting."""
+def recall_metrics(records, cut, floor, packer="lines", window=recall.RECALL_WINDOW, rest=recall.RECALL_REST_WINDOW,
+                   first=recall.RECALL_FIRST, share=recall.RECALL_SHARE):
+    """{split: {metric: (value, count)}} for one setting (the prompt hook's recall.choose and pack_lines)."""
     out = {}
     for split in ("tune", "held"):
         sums, counts = {}, {}
         for sp, kind, hits, gold, query in records:
             if sp != split:
                 continue
-            chosen = hooks.choose(hits, cut, floor)
+            chosen = recall.choose(hits, query, cut, floor)
             if kind == "answer":
                 for b in BUDGETS:
                     if not chosen:
                         ranges = []
                     elif packer == "lines":
-                        ranges = hooks.pack_lines(chosen, query, b, window, rest)[1]
+                        ranges = recall.pack_lines(chosen, query, b, window, rest, share, first)[1]
                     else:
                         ranges = [(e.path, e.start_line, e.end_line) for e in memory_search.pack(chosen, query, b)[1]]
                     found = any(p == rp and s <= l <= e for rp, s, e in ranges for p, l in gold)
@@ -121,25 +123,24 @@ def run_recall(data):
     print("| cut | " + " | ".join(METRICS) + " |")
     print("|---|" + "---|" * len(METRICS))
     for cut in CUTS:
-        print(_row("%.2f%s" % (cut, " (default)" if cut == hooks.RECALL_CUT else ""),
-                   recall_metrics(records, cut, hooks.RECALL_FLOOR)))
-    print("\nHow the budget is filled once the cut (%.2f) is passed:\n" % hooks.RECALL_CUT)
+        print(_row("%.2f%s" % (cut, " (default)" if cut == recall.RECALL_CUT else ""),
+                   recall_metrics(records, cut, recall.RECALL_FLOOR)))
+    print("\nHow the budget is filled once the cut (%.2f) is passed:\n" % recall.RECALL_CUT)
     print("| floor | best hit | other hits | R@300t | R@500t | R@1000t |")
     print("|---|---|---|---|---|---|")
-    default = (hooks.RECALL_FLOOR, "lines", hooks.RECALL_WINDOW, hooks.RECALL_REST_WINDOW)
-    for floor, packer, window, rest in ((hooks.RECALL_FLOOR, "passages", 0, 0), (0.1, "lines", 3, 2),
-                                        (0.3, "lines", 3, 2), (hooks.RECALL_FLOOR, "lines", 1, None),
-                                        (hooks.RECALL_FLOOR, "lines", 3, None), (hooks.RECALL_FLOOR, "lines", 3, 0),
-                                        (hooks.RECALL_FLOOR, "lines", 3, 1), (hooks.RECALL_FLOOR, "lines", 3, 2),
-                                        (hooks.RECALL_FLOOR, "lines", 5, 2)):
-        m = recall_metrics(records, hooks.RECALL_CUT, floor, packer, window, rest)
+    default = (recall.RECALL_FLOOR, "lines", recall.RECALL_FIRST, recall.RECALL_SHARE)
+    for floor, packer, first, share in ((recall.RECALL_FLOOR, "passages", 0, 0), (0.1,) + default[1:],
+                                        (0.3,) + default[1:], (recall.RECALL_FLOOR, "lines", 1000, 1000),
+                                        (recall.RECALL_FLOOR, "lines", 500, 120), (recall.RECALL_FLOOR, "lines", 250, 60),
+                                        (recall.RECALL_FLOOR, "lines", 150, 40), default):
+        m = recall_metrics(records, recall.RECALL_CUT, floor, packer, first=first, share=share)
         if packer == "passages":
-            first, others = "whole, cut at a line (search.sh context)", "whole, until one does not fit"
+            best, others = "whole, cut at a line (search.sh context)", "whole, until one does not fit"
         else:
-            first = "whole if it fits, else best line ±%d" % window
-            others = "whole if it fits, else best line ±%d" % window if rest is None else "best line ±%d" % rest
-        label = "%.2f%s" % (floor, " (default)" if (floor, packer, window, rest) == default else "")
-        print("| %s | %s | %s | %s |" % (label, first, others, " | ".join(
+            best = "whole if it fits, else best line ±%d, within %d tokens" % (recall.RECALL_WINDOW, first)
+            others = "best line ±%d within %d tokens" % (recall.RECALL_REST_WINDOW, share)
+        label = "%.2f%s" % (floor, " (default)" if (floor, packer, first, share) == default else "")
+        print("| %s | %s | %s | %s |" % (label, best, others, " | ".join(
             "%.2f \\| %.2f" % (m["tune"][k][0], m["held"][k][0]) for k in METRICS[:3])))
     print()
 

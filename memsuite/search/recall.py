@@ -1,10 +1,14 @@
-"""Recall with few tokens: token estimates, gists, timelines and context packs."""
+"""Recall with few tokens: token estimates, gists, timelines, context packs,
+and the prompt hook's choice of what to send."""
+import re
 
 from ..text.chinese import is_cjk
 from ..text.citations import cite, parse_reference, ranges_overlap
 from ..base.options import to_date
 from .passages import TAIL_LINES
 from .ranking import search
+from ..text.markdown import is_heading
+from ..text.tokenizer import tokenize
 from ..base.records import StoreError, UsageError, record
 from ..files.sources import safe_join
 
@@ -21,6 +25,14 @@ def estimate_tokens(text):
     four other characters (English words run three to five)."""
     cjk = sum(1 for c in text if is_cjk(c)) if not text.isascii() else 0
     return cjk + (len(text) - cjk + 3) // 4
+
+
+def line_key(line):
+    """A short fingerprint of a line's text, whitespace collapsed: what a
+    session's state keeps of each line it was sent (the line's number may
+    move when a file is edited; its text says whether it changed)."""
+    import hashlib
+    return hashlib.sha1(" ".join(line.split()).encode("utf-8", "replace")).hexdigest()[:12]
 
 
 def gist(text, tokens=GIST_TOKENS):
@@ -192,3 +204,139 @@ def pack(hits, query, budget):
         if len(kept) < len(lines):
             break
     return header + "".join(blocks), entries
+
+
+# The prompt hook's recall: when to speak, and what to send within a budget
+
+RECALL_CUT = 0.4        # the calibrated "this answers it" line for a question (bench/hooks.py, LoCoMo tuning half)
+RECALL_FLOOR = 0.2      # once the best hit passes the cut, others down to this score fill the budget
+RECALL_WINDOW = 3       # the best hit when too long for the budget: its best line and this many either side
+RECALL_REST_WINDOW = 2  # every other hit: its best line and this many either side (bench/hooks.py, tuning half)
+RECALL_FIRST = 500      # tokens the best hit may take
+RECALL_SHARE = 120      # tokens any hit after the first may take, so several sessions are cited
+QUESTION_WORDS = 8      # a question's content words: longer prompts' scores are raised to compare with its cut
+LENGTH_EXPONENT = 0.3   # how much (bench/autorecall.py, RealMem tuning personas)
+_SENTENCE = re.compile(r"[^.!?。！？;；]*(?:[.!?]+(?=\s|$)|[。！？;；]+|$)")
+
+
+def content_words(text):
+    """How many content words text has: its distinct terms, a CJK bigram
+    counting half (a Chinese word is about two of them), lone CJK characters
+    not at all."""
+    terms = set(tokenize(text))
+    return sum(0.5 if is_cjk(t[0]) else 1.0 for t in terms if not (len(t) == 1 and is_cjk(t)))
+
+
+def length_factor(query):
+    """What a prompt's scores are multiplied by before the cut.  A hit's
+    score is the share of the query's words it holds, so a 60-word turn
+    scores lower than a 6-word question for the same match; scores are
+    raised by (words / QUESTION_WORDS) ** LENGTH_EXPONENT, never lowered."""
+    return max(1.0, content_words(query) / QUESTION_WORDS) ** LENGTH_EXPONENT
+
+
+def choose(hits, query, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=()):
+    """The hits worth injecting for a prompt: none unless the best scores at
+    least `cut` (the line absent topics stay below, scores made comparable
+    across prompt lengths by length_factor); then every hit scoring at least
+    `floor` the same way, outside skip_paths."""
+    factor = length_factor(query)
+    if not hits or hits[0].score * factor < cut:
+        return []
+    return [h for h in hits if h.score * factor >= floor and h.path not in skip_paths]
+
+
+def unheld(hits, held):
+    """The hits without the lines the session holds (line_key): a hit partly
+    sent before still gives its other lines, as one piece per run of them."""
+    if not held:
+        return list(hits)
+    out = []
+    for h in hits:
+        lines = h.text.split("\n")
+        fresh = [not l.strip() or line_key(l) not in held for l in lines] + [False]
+        start = None
+        for i, ok in enumerate(fresh):
+            if ok and start is None:
+                start = i
+            elif not ok and start is not None:
+                if any(l.strip() and not is_heading(l) for l in lines[start:i]):  # not a heading alone
+                    out.append(h._replace(text="\n".join(lines[start:i]), start_line=h.start_line + start,
+                                          end_line=h.start_line + i - 1))
+                start = None
+    return out
+
+
+def best_part(line, wanted, room):
+    """The run of a line's sentences holding most of the wanted terms within
+    room tokens (a line longer than a budget can still be cited), marked
+    with … where it was cut; "" when not even a word fits."""
+    spans = [m.span() for m in _SENTENCE.finditer(line) if m.group().strip()] or [(0, len(line))]
+    hits = [len(wanted & set(tokenize(line[a:b]))) for a, b in spans]
+    best = None
+    for i in range(len(spans)):
+        for j in range(i, len(spans)):
+            piece = line[spans[i][0]:spans[j][1]].strip()
+            if estimate_tokens(piece) + 2 > room:
+                break
+            key = (sum(hits[i:j + 1]), -i)
+            if best is None or key > best[0]:
+                best = (key, i, j)
+    if best is None:  # one sentence too long: its start, at a word
+        i = max(range(len(spans)), key=lambda k: (hits[k], -k))
+        text = gist(line[spans[i][0]:], max(room - 2, 0))
+        return "" if len(text) < 2 else ("…" if spans[i][0] else "") + text
+    _, i, j = best
+    return ("…" if i else "") + line[spans[i][0]:spans[j][1]].strip() + ("…" if j + 1 < len(spans) else "")
+
+
+def pack_lines(hits, query, budget, window=RECALL_WINDOW, rest=RECALL_REST_WINDOW, share=RECALL_SHARE,
+               first=RECALL_FIRST):
+    """(markdown, [(path, first, last)], [line keys]): the hits in rank
+    order, cited, within budget (estimated tokens).  The best hit whole
+    when it fits, else its lines around the one holding most of the query's
+    terms (±window, fewer while they do not fit), within `first` tokens;
+    every other hit as its best line ±rest, within `share` tokens; a best line too long for its room
+    cut to its best sentences."""
+    wanted = set(tokenize(query))
+    header = "## Memories for: %s\n" % gist(query, GIST_TOKENS)
+    used, blocks, ranges, keys = estimate_tokens(header), [], [], []
+    for k, h in enumerate(hits):
+        room = min(budget - used, first if k == 0 else share)
+        block, first, last, shown = _fit(h, wanted, room, window if k == 0 else rest, whole=k == 0)
+        if block:
+            used += estimate_tokens(block)
+            blocks.append(block)
+            ranges.append((h.path, first, last))
+            keys += [line_key(l) for l in shown if l.strip()]
+        if budget - used < 40:
+            break
+    return header + "".join(blocks), ranges, keys
+
+
+def _fit(h, wanted, room, window, whole):
+    """(block, first, last, lines shown) of one hit within room tokens, or ("", 0, 0, [])."""
+    lines = h.text.split("\n")
+    best = max(range(len(lines)), key=lambda i: (len(wanted & set(tokenize(lines[i]))), -i))
+    spans = [(0, len(lines))] if whole else []
+    spans += [(max(0, best - w), min(len(lines), best + w + 1)) for w in range(window, -1, -1)]
+    for lo, hi in spans:
+        while lo < hi and not lines[lo].strip():
+            lo += 1
+        while hi > lo and not lines[hi - 1].strip():
+            hi -= 1
+        if lo >= hi:
+            continue
+        title = _title(h, lo, hi - 1)
+        block = title + "\n".join(lines[lo:hi]) + "\n"
+        if estimate_tokens(block) <= room:
+            return block, h.start_line + lo, h.start_line + hi - 1, lines[lo:hi]
+    title = _title(h, best, best)
+    part = best_part(lines[best], wanted, room - estimate_tokens(title) - 1)
+    if not part.strip("… ") or not lines[best].strip():
+        return "", 0, 0, []
+    return title + part + "\n", h.start_line + best, h.start_line + best, []  # the rest may be sent later
+
+
+def _title(h, lo, hi):
+    return "\n[%s]%s\n" % (cite(h.path, h.start_line + lo, h.start_line + hi), (" " + h.heading) if h.heading else "")
