@@ -77,7 +77,7 @@ def recall_records(data):
     return records
 
 
-def recall_metrics(records, cut, floor, packer="lines", window=recall.RECALL_WINDOW, rest=recall.RECALL_REST_WINDOW,
+def recall_metrics(records, cut, floor, packer="lines",
                    first=recall.RECALL_FIRST, share=recall.RECALL_SHARE):
     """{split: {metric: (value, count)}} for one setting (the prompt hook's recall.choose and pack_lines)."""
     out = {}
@@ -92,7 +92,7 @@ def recall_metrics(records, cut, floor, packer="lines", window=recall.RECALL_WIN
                     if not chosen:
                         ranges = []
                     elif packer == "lines":
-                        ranges = recall.pack_lines(chosen, query, b, window, rest, share, first)[1]
+                        ranges = recall.pack_lines(chosen, query, b, first, share)[1]
                     else:
                         ranges = [(e.path, e.start_line, e.end_line) for e in memory_search.pack(chosen, query, b)[1]]
                     found = any(p == rp and s <= l <= e for rp, s, e in ranges for p, l in gold)
@@ -132,13 +132,14 @@ def run_recall(data):
     for floor, packer, first, share in ((recall.RECALL_FLOOR, "passages", 0, 0), (0.1,) + default[1:],
                                         (0.3,) + default[1:], (recall.RECALL_FLOOR, "lines", 1000, 1000),
                                         (recall.RECALL_FLOOR, "lines", 500, 120), (recall.RECALL_FLOOR, "lines", 250, 60),
-                                        (recall.RECALL_FLOOR, "lines", 150, 40), default):
+                                        default):
         m = recall_metrics(records, recall.RECALL_CUT, floor, packer, first=first, share=share)
         if packer == "passages":
             best, others = "whole, cut at a line (search.sh context)", "whole, until one does not fit"
         else:
-            best = "whole if it fits, else best line ±%d, within %d tokens" % (recall.RECALL_WINDOW, first)
-            others = "best line ±%d within %d tokens" % (recall.RECALL_REST_WINDOW, share)
+            best = "best line and the lines around it within %d tokens × (its score / the next's)^%d" % (
+                first, recall.LEAD_POWER)
+            others = "best line and the lines around it within %d tokens" % share
         label = "%.2f%s" % (floor, " (default)" if (floor, packer, first, share) == default else "")
         print("| %s | %s | %s | %s |" % (label, best, others, " | ".join(
             "%.2f \\| %.2f" % (m["tune"][k][0], m["held"][k][0]) for k in METRICS[:3])))

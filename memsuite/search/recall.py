@@ -210,12 +210,11 @@ def pack(hits, query, budget):
 
 RECALL_CUT = 0.4        # the calibrated "this answers it" line for a question (bench/hooks.py, LoCoMo tuning half)
 RECALL_FLOOR = 0.2      # once the best hit passes the cut, others down to this score fill the budget
-RECALL_WINDOW = 3       # the best hit when too long for the budget: its best line and this many either side
-RECALL_REST_WINDOW = 2  # every other hit: its best line and this many either side (bench/hooks.py, tuning half)
-RECALL_FIRST = 500      # tokens the best hit may take
-RECALL_SHARE = 120      # tokens any hit after the first may take, so several sessions are cited
-QUESTION_WORDS = 8      # a question's content words: longer prompts' scores are raised to compare with its cut
-LENGTH_EXPONENT = 0.3   # how much (bench/autorecall.py, RealMem tuning personas)
+RECALL_FIRST = 150      # tokens the best hit may take when the next one scores as well...
+LEAD_POWER = 4          # ...times (its score / the next one's) ** this (bench/hooks.py, bench/autorecall.py: tuning)
+RECALL_SHARE = 40       # tokens any hit after the first may take, so several sessions are cited
+QUESTION_WORDS = 10     # a question's content words: longer prompts' scores are raised to compare with its cut
+LENGTH_EXPONENT = 0.4   # how much (bench/autorecall.py, RealMem tuning personas)
 _SENTENCE = re.compile(r"[^.!?。！？;；]*(?:[.!?]+(?=\s|$)|[。！？;；]+|$)")
 
 
@@ -290,52 +289,65 @@ def best_part(line, wanted, room):
     return ("…" if i else "") + line[spans[i][0]:spans[j][1]].strip() + ("…" if j + 1 < len(spans) else "")
 
 
-def pack_lines(hits, query, budget, window=RECALL_WINDOW, rest=RECALL_REST_WINDOW, share=RECALL_SHARE,
-               first=RECALL_FIRST):
+def pack_lines(hits, query, budget, first=RECALL_FIRST, share=RECALL_SHARE):
     """(markdown, [(path, first, last)], [line keys]): the hits in rank
-    order, cited, within budget (estimated tokens).  The best hit whole
-    when it fits, else its lines around the one holding most of the query's
-    terms (±window, fewer while they do not fit), within `first` tokens;
-    every other hit as its best line ±rest, within `share` tokens; a best line too long for its room
-    cut to its best sentences."""
+    order, cited, within budget (estimated tokens): each as the line holding
+    most of the query's terms and as many lines around it as fit in its room
+    (first_room for the best hit, `share` tokens for every other, so
+    several are cited); a line too long for its room is cut to its best sentences."""
     wanted = set(tokenize(query))
     header = "## Memories for: %s\n" % gist(query, GIST_TOKENS)
     used, blocks, ranges, keys = estimate_tokens(header), [], [], []
+    first = first_room(hits, first, budget)
     for k, h in enumerate(hits):
-        room = min(budget - used, first if k == 0 else share)
-        block, first, last, shown = _fit(h, wanted, room, window if k == 0 else rest, whole=k == 0)
+        block, a, b, shown = _fit(h, wanted, min(budget - used, first if k == 0 else share))
         if block:
             used += estimate_tokens(block)
             blocks.append(block)
-            ranges.append((h.path, first, last))
+            ranges.append((h.path, a, b))
             keys += [line_key(l) for l in shown if l.strip()]
         if budget - used < 40:
             break
     return header + "".join(blocks), ranges, keys
 
 
-def _fit(h, wanted, room, window, whole):
-    """(block, first, last, lines shown) of one hit within room tokens, or ("", 0, 0, [])."""
+def first_room(hits, first, budget):
+    """The room of the best hit: `first` tokens times (its score / the
+    next one's) ** LEAD_POWER: a hit that stands out is likelier to hold the
+    answer than one among equals, where citing more of them does better."""
+    if len(hits) < 2 or hits[1].score <= 0:
+        return budget
+    return int(min(budget, first * (hits[0].score / hits[1].score) ** LEAD_POWER))
+
+
+def _fit(h, wanted, room):
+    """(block, first, last, lines shown) of one hit within room tokens:
+    its best line and the nearest lines around it while they fit, or its best
+    line's best sentences; ("", 0, 0, []) when nothing fits."""
     lines = h.text.split("\n")
     best = max(range(len(lines)), key=lambda i: (len(wanted & set(tokenize(lines[i]))), -i))
-    spans = [(0, len(lines))] if whole else []
-    spans += [(max(0, best - w), min(len(lines), best + w + 1)) for w in range(window, -1, -1)]
-    for lo, hi in spans:
-        while lo < hi and not lines[lo].strip():
-            lo += 1
-        while hi > lo and not lines[hi - 1].strip():
-            hi -= 1
-        if lo >= hi:
-            continue
-        title = _title(h, lo, hi - 1)
-        block = title + "\n".join(lines[lo:hi]) + "\n"
-        if estimate_tokens(block) <= room:
-            return block, h.start_line + lo, h.start_line + hi - 1, lines[lo:hi]
-    title = _title(h, best, best)
-    part = best_part(lines[best], wanted, room - estimate_tokens(title) - 1)
-    if not part.strip("… ") or not lines[best].strip():
+    if not lines[best].strip():
         return "", 0, 0, []
-    return title + part + "\n", h.start_line + best, h.start_line + best, []  # the rest may be sent later
+    used = estimate_tokens(_title(h, 0, len(lines) - 1)) + estimate_tokens(lines[best]) + 1
+    if used > room:
+        title = _title(h, best, best)
+        part = best_part(lines[best], wanted, room - estimate_tokens(title) - 1)
+        if not part.strip("… "):
+            return "", 0, 0, []
+        return title + part + "\n", h.start_line + best, h.start_line + best, [lines[best]]
+    lo, hi, grow = best, best + 1, True
+    while grow:
+        grow = False
+        for i in (hi, lo - 1):  # the next line below, then above
+            if 0 <= i < len(lines) and used + estimate_tokens(lines[i]) + 1 <= room:
+                used += estimate_tokens(lines[i]) + 1
+                lo, hi, grow = min(lo, i), max(hi, i + 1), True
+    while not lines[lo].strip():
+        lo += 1
+    while not lines[hi - 1].strip():
+        hi -= 1
+    block = _title(h, lo, hi - 1) + "\n".join(lines[lo:hi]) + "\n"
+    return block, h.start_line + lo, h.start_line + hi - 1, lines[lo:hi]
 
 
 def _title(h, lo, hi):
