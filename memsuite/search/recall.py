@@ -210,9 +210,9 @@ def pack(hits, query, budget):
 
 RECALL_CUT = 0.4        # the calibrated "this answers it" line for a question (bench/hooks.py, LoCoMo tuning half)
 RECALL_FLOOR = 0.2      # once the best hit passes the cut, others down to this score fill the budget
-RECALL_FIRST = 150      # tokens the best hit may take when the next one scores as well...
+RECALL_FIRST = 0.3      # the budget's share the best hit may take when the next one scores as well...
 LEAD_POWER = 4          # ...times (its score / the next one's) ** this (bench/hooks.py, bench/autorecall.py: tuning)
-RECALL_SHARE = 40       # tokens any hit after the first may take, so several sessions are cited
+RECALL_SHARE = 0.08     # the budget's share of any other hit (about a sentence at 500 tokens): several are cited
 QUESTION_WORDS = 10     # a question's content words: longer prompts' scores are raised to compare with its cut
 LENGTH_EXPONENT = 0.4   # how much (bench/autorecall.py, RealMem tuning personas)
 _SENTENCE = re.compile(r"[^.!?。！？;；]*(?:[.!?]+(?=\s|$)|[。！？;；]+|$)")
@@ -293,12 +293,12 @@ def pack_lines(hits, query, budget, first=RECALL_FIRST, share=RECALL_SHARE):
     """(markdown, [(path, first, last)], [line keys]): the hits in rank
     order, cited, within budget (estimated tokens): each as the line holding
     most of the query's terms and as many lines around it as fit in its room
-    (first_room for the best hit, `share` tokens for every other, so
-    several are cited); a line too long for its room is cut to its best sentences."""
+    (first_room for the best hit, the `share` of the budget for every
+    other, so several are cited); a line too long for its room is cut to its best sentences."""
     wanted = set(tokenize(query))
     header = "## Memories for: %s\n" % gist(query, GIST_TOKENS)
     used, blocks, ranges, keys = estimate_tokens(header), [], [], []
-    first = first_room(hits, first, budget)
+    first, share = first_room(hits, first * budget, budget), int(share * budget)
     for k, h in enumerate(hits):
         block, a, b, shown = _fit(h, wanted, min(budget - used, first if k == 0 else share))
         if block:
@@ -312,8 +312,8 @@ def pack_lines(hits, query, budget, first=RECALL_FIRST, share=RECALL_SHARE):
 
 
 def first_room(hits, first, budget):
-    """The room of the best hit: `first` tokens times (its score / the
-    next one's) ** LEAD_POWER: a hit that stands out is likelier to hold the
+    """The room of the best hit in tokens: `first` times (its score / the
+    next one's) ** LEAD_POWER, within budget: a hit that stands out is likelier to hold the
     answer than one among equals, where citing more of them does better."""
     if len(hits) < 2 or hits[1].score <= 0:
         return budget
