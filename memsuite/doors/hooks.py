@@ -3,9 +3,11 @@ Codex, OpenClaw through its handler).  Reads the event JSON on stdin and acts
 on hook_event_name:
 
   SessionStart       a cited memory brief as additionalContext (after a
-                     compaction, with this session's checkpoint)
-  UserPromptSubmit   the best passages for the prompt above a calibrated cut,
-                     or nothing; never what this session already received
+                     compaction, with this session's checkpoint); a resumed
+                     or compacted session gets only the lines it lacks
+  UserPromptSubmit   the best lines for the prompt when its best hit passes
+                     a calibrated cut, or nothing; never what this session
+                     already received
   PreCompact, SessionEnd (and Stop with --stop or MEMORY_HOOK_STOP=1)
                      capture the session into memory/<day>-session-<id>.md
 
