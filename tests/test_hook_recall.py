@@ -3,7 +3,6 @@ session holds (issue 25): resumed and compacted sessions are sent what
 changed, a chunk partly in the brief is still recalled for its other lines,
 long prompts are judged like short questions, long lines are cut to their
 best sentences.  Hooks run as Claude Code runs them (test_hooks.HookCase)."""
-import json
 import os
 import shutil
 import unittest

@@ -24,7 +24,6 @@ import re
 import sys
 import time
 
-from ..text.citations import cite
 from ..base.fileio import FileLock
 from ..files.notes import append_memory
 from ..search.ranking import search
