@@ -153,5 +153,16 @@ class BudgetTest(unittest.TestCase):
         self.assertEqual(unheld([h], {line_key(l) for l in ("- one", "- two", "- three")}), [])
 
 
+class StateTest(unittest.TestCase):
+    def test_the_session_state_keeps_the_newest_keys_only(self):
+        from memsuite.doors import hooks
+        state = {}
+        hooks._hold(state, ["k%d" % i for i in range(hooks.MAX_HELD + 500)])
+        hooks._hold(state, ["k%d" % (hooks.MAX_HELD + 499), "new"])  # one already held, one new
+        self.assertEqual(len(state["held"]), hooks.MAX_HELD)
+        self.assertEqual(state["held"][-1], "new")
+        self.assertNotIn("k0", hooks._held(state))
+
+
 if __name__ == "__main__":
     unittest.main()

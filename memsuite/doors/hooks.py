@@ -37,7 +37,7 @@ RECALL_TOKENS = 500
 MAX_STDIN = 8 << 20
 LOG_BYTES = 256 << 10
 STATE_DAYS = 30
-MAX_HELD = 4000         # line keys a session's state keeps (12 hex digits each)
+MAX_HELD = 2000         # line keys a session's state keeps (12 hex digits each: about 32 KB)
 MAX_QUERY_CHARS = 1000
 RECALL_HITS = 20      # hits the recall chooses from
 
