@@ -55,6 +55,16 @@ class ResumeTest(HookCase):
         self.assertIn("Fly.io", context)
         self.assertFalse(set(memory_lines(first)) & set(memory_lines(context)), context)
 
+    def test_a_resumed_session_is_not_sent_its_own_capture(self):
+        from test_hooks import TRANSCRIPT
+        self.hook("SessionStart", source="startup")
+        self.transcript(TRANSCRIPT)
+        self.hook("SessionEnd", reason="other")  # claude -p ends the session; --resume takes it up again
+        resumed, _ = self.hook("SessionStart", source="resume")
+        self.assertTrue(resumed is None or "Fly.io" not in resumed, resumed)
+        other, _ = self.hook("SessionStart", source="startup", session_id="sess-2")
+        self.assertIn("Fly.io", other)
+
     def test_what_a_prompt_got_is_not_sent_by_a_resume(self):
         context, _ = self.hook("UserPromptSubmit", prompt="How did I fix the RSS duplicate items in Feedly?")
         self.assertTrue(context)

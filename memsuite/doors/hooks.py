@@ -211,7 +211,9 @@ def session_start(hook, event, opts):
         if not checkpoint:  # PreCompact did not run (or failed): capture now
             checkpoint = capture(hook, event, opts, state)
     budget = _int(opts.get("budget") or os.environ.get("MEMORY_HOOK_BRIEF_TOKENS"), BRIEF_TOKENS)
-    text, _, keys = brief.build(hook.root, budget, checkpoint, wrap=lambda body: FRAME % body, held=_held(state))
+    own = state.get("capture") if source == "resume" else None  # what it said itself is in its conversation
+    text, _, keys = brief.build(hook.root, budget, checkpoint, wrap=lambda body: FRAME % body, held=_held(state),
+                                own=own)
     _hold(state, keys)
     _save_quietly(hook, session, state)
     _prune(hook)

@@ -294,13 +294,13 @@ def pack_lines(hits, query, budget, first=RECALL_FIRST, share=RECALL_SHARE):
     order, cited, within budget (estimated tokens): each as the line holding
     most of the query's terms and as many lines around it as fit in its room
     (first_room for the best hit, the `share` of the budget for every
-    other, so several are cited); a line too long for its room is cut to its best sentences."""
+    other, so several are cited; the citation comes on top); a line too long for its room is cut to its best sentences."""
     wanted = set(tokenize(query))
     header = "## Memories for: %s\n" % gist(query, GIST_TOKENS)
     used, blocks, ranges, keys = estimate_tokens(header), [], [], []
     first, share = first_room(hits, first * budget, budget), int(share * budget)
     for k, h in enumerate(hits):
-        block, a, b, shown = _fit(h, wanted, min(budget - used, first if k == 0 else share))
+        block, a, b, shown = _fit(h, wanted, first if k == 0 else share, budget - used)
         if block:
             used += estimate_tokens(block)
             blocks.append(block)
@@ -320,19 +320,21 @@ def first_room(hits, first, budget):
     return int(min(budget, first * (hits[0].score / hits[1].score) ** LEAD_POWER))
 
 
-def _fit(h, wanted, room):
-    """(block, first, last, lines shown) of one hit within room tokens:
-    its best line and the nearest lines around it while they fit, or its best
-    line's best sentences; ("", 0, 0, []) when nothing fits."""
+def _fit(h, wanted, room, limit):
+    """(block, first, last, lines shown) of one hit: its best line and the
+    nearest lines around it while they fit in room tokens, or its best line's
+    best sentences; its citation and heading come on top, the whole within
+    limit tokens; ("", 0, 0, []) when nothing fits."""
     lines = h.text.split("\n")
     best = max(range(len(lines)), key=lambda i: (len(wanted & set(tokenize(lines[i]))), -i))
     if not lines[best].strip():
         return "", 0, 0, []
-    used = estimate_tokens(_title(h, 0, len(lines) - 1)) + estimate_tokens(lines[best]) + 1
+    room = min(room, limit - estimate_tokens(_title(h, 0, len(lines) - 1)))
+    used = estimate_tokens(lines[best]) + 1
     if used > room:
         title = _title(h, best, best)
-        part = best_part(lines[best], wanted, room - estimate_tokens(title) - 1)
-        if not part.strip("… "):
+        part = best_part(lines[best], wanted, room - 1)
+        if not wanted & set(tokenize(part)):  # a piece without the prompt's words tells nothing
             return "", 0, 0, []
         return title + part + "\n", h.start_line + best, h.start_line + best, [lines[best]]
     lo, hi, grow = best, best + 1, True
