@@ -294,13 +294,14 @@ def pack_lines(hits, query, budget, first=RECALL_FIRST, share=RECALL_SHARE):
     order, cited, within budget (estimated tokens): each as the line holding
     most of the query's terms and as many lines around it as fit in its room
     (first_room for the best hit, the `share` of the budget for every
-    other, so several are cited; the citation comes on top); a line too long for its room is cut to its best sentences."""
+    other, so several are cited; the citation comes on top, with the
+    heading for the best hit only); a line too long for its room is cut to its best sentences."""
     wanted = set(tokenize(query))
     header = "## Memories for: %s\n" % gist(query, GIST_TOKENS)
     used, blocks, ranges, keys = estimate_tokens(header), [], [], []
     first, share = first_room(hits, first * budget, budget), int(share * budget)
     for k, h in enumerate(hits):
-        block, a, b, shown = _fit(h, wanted, first if k == 0 else share, budget - used)
+        block, a, b, shown = _fit(h, wanted, first if k == 0 else share, budget - used, heading=k == 0)
         if block:
             used += estimate_tokens(block)
             blocks.append(block)
@@ -320,19 +321,19 @@ def first_room(hits, first, budget):
     return int(min(budget, first * (hits[0].score / hits[1].score) ** LEAD_POWER))
 
 
-def _fit(h, wanted, room, limit):
+def _fit(h, wanted, room, limit, heading=True):
     """(block, first, last, lines shown) of one hit: its best line and the
     nearest lines around it while they fit in room tokens, or its best line's
-    best sentences; its citation and heading come on top, the whole within
-    limit tokens; ("", 0, 0, []) when nothing fits."""
+    best sentences; its citation (and heading) come on top, the whole
+    within limit tokens; ("", 0, 0, []) when nothing fits."""
     lines = h.text.split("\n")
     best = max(range(len(lines)), key=lambda i: (len(wanted & set(tokenize(lines[i]))), -i))
     if not lines[best].strip():
         return "", 0, 0, []
-    room = min(room, limit - estimate_tokens(_title(h, 0, len(lines) - 1)))
+    room = min(room, limit - estimate_tokens(_title(h, 0, len(lines) - 1, heading)))
     used = estimate_tokens(lines[best]) + 1
     if used > room:
-        title = _title(h, best, best)
+        title = _title(h, best, best, heading)
         part = best_part(lines[best], wanted, room - 1)
         if not wanted & set(tokenize(part)):  # a piece without the prompt's words tells nothing
             return "", 0, 0, []
@@ -348,9 +349,11 @@ def _fit(h, wanted, room, limit):
         lo += 1
     while not lines[hi - 1].strip():
         hi -= 1
-    block = _title(h, lo, hi - 1) + "\n".join(lines[lo:hi]) + "\n"
+    block = _title(h, lo, hi - 1, heading) + "\n".join(lines[lo:hi]) + "\n"
     return block, h.start_line + lo, h.start_line + hi - 1, lines[lo:hi]
 
 
-def _title(h, lo, hi):
-    return "\n[%s]%s\n" % (cite(h.path, h.start_line + lo, h.start_line + hi), (" " + h.heading) if h.heading else "")
+def _title(h, lo, hi, heading=True):
+    """The citation of a hit's lines lo..hi, and its heading when asked for."""
+    return "\n[%s]%s\n" % (cite(h.path, h.start_line + lo, h.start_line + hi),
+                            (" " + h.heading) if heading and h.heading else "")
