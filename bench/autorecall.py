@@ -15,7 +15,11 @@ figure: the share of prompts whose prompt-hook text cites a gold session
 (`gold_session`) and a gold turn (`gold`), by category; the same for the
 SessionStart brief the prompt's session began with, and for either; the
 share of prompts that inject anything; characters injected; the share of
-the next persona's prompts that inject nothing; the hook's cost per prompt.
+the next persona's prompts that inject nothing; the hook's cost per prompt,
+beside a warm search of the same prompt in the same run (their ratio holds
+when the machine is busy, the milliseconds do not).  The hook's cost holds
+indexing the sessions added since the last prompt: with --limit many are,
+so read the cost on full runs only.
 
 The hook runs in-process by default (memory_search.main, stdin and stdout
 redirected: the cost leaves out the interpreter's start-up and imports);
@@ -123,13 +127,29 @@ def replay_persona(root, folder, prompts, others, call):
     for session, step in realmem.replay(root, folder, prompts):
         sid = session_id(persona, session)
         brief = call(folder, payload("SessionStart", sid, folder, source="startup"))
+        store = None
         for q in step:
             own = call(folder, payload("UserPromptSubmit", sid, folder, prompt=q["query"]))
+            if store is None:  # opened after the hook, whose cost holds syncing the new session
+                store = quality.open_store(folder)
             other = realmem.foreign_prompt(others, len(records))  # the same time step of the next persona
             foreign = call(folder, payload("UserPromptSubmit", session_id(persona, q["id"], "other"), folder,
                                            prompt=other["query"]))
-            records.append(record(q, own, brief, foreign))
+            records.append(dict(record(q, own, brief, foreign), search_ms=search_seconds(store, q["query"]) * 1000))
+        if store is not None:
+            store.close()
     return records
+
+
+def search_seconds(store, query):
+    """A warm search of the prompt on an up-to-date store: the yardstick of
+    the hook's cost, in the same run (absolute times depend on the load)."""
+    start = time.perf_counter()
+    try:
+        memory_search.search(store, query)
+    except memory_search.UsageError:
+        pass
+    return time.perf_counter() - start
 
 
 def record(q, own, brief, foreign):
@@ -204,6 +224,10 @@ def summary(records):
     out["prompt hook ms, median"] = (median([r["ms"] for r in records]), len(records))
     out["prompt hook ms, p90"] = (percentile([r["ms"] for r in records], 90) if records else None, len(records))
     out["SessionStart ms, median"] = (median([r["brief_ms"] for r in records]), len(records))
+    out["warm search of the prompt ms, median"] = (median([r["search_ms"] for r in records]), len(records))
+    out["cost ratio: prompt hook / warm search (medians)"] = (
+        median([r["ms"] for r in records]) / median([r["search_ms"] for r in records]) if records else None,
+        len(records))
     return out
 
 

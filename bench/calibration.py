@@ -67,8 +67,14 @@ def absent_from(root, query):
 
 
 def current_cut():
-    """The score cut SKILL.md and the hooks use (RECALL_CUT, read from the
-    suite's code wherever memsuite keeps it), or None."""
+    """The score cut SKILL.md and the hooks use: ANSWER_CUT (memsuite/search/
+    ranking.py), or in older code RECALL_CUT, read wherever memsuite kept it;
+    None if neither."""
+    try:
+        from memsuite.search.ranking import ANSWER_CUT
+        return ANSWER_CUT
+    except ImportError:
+        pass
     for dirpath, _, names in os.walk(os.path.join(quality._CODE, "memsuite")):
         for name in sorted(n for n in names if n.endswith(".py")):
             with open(os.path.join(dirpath, name), encoding="utf-8") as f:

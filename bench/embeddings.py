@@ -253,7 +253,7 @@ def embed_folder(folder, embedder):
     """fill_vectors on an indexed folder: {seconds, texts, text_bytes, index_bytes}."""
     store = memory_store.MemoryStore(folder)
     try:
-        store.embedder = embedder
+        store.use_embedder(embedder)
         todo = store.embeddings.missing(embedder.key, 10 ** 9)  # one chunk per distinct text
         text_bytes = sum(len(memory_store.embedding_text(c).encode("utf-8")) for c in todo)
         started = time.perf_counter()
@@ -422,7 +422,7 @@ def sqlite_vec_status():
 @contextlib.contextmanager
 def forced(path, ran):
     """Make the semantic channel's _nearest take one path; ran collects which path answered."""
-    from memsuite import embeddings as channel
+    from memsuite.search import embeddings as channel
     original = channel._nearest
 
     def nearest(store, model, qvec, k, scan_limit=None):
@@ -445,7 +445,7 @@ def forced(path, ran):
 
 @contextlib.contextmanager
 def timed_semantic(times):
-    from memsuite import embeddings as channels  # the ranking looks it up there on each search
+    from memsuite.search import embeddings as channels  # the ranking looks it up there on each search
     original = channels.semantic_channel
 
     def channel(*args):
@@ -466,7 +466,7 @@ def warm_times(folder, embedder, path, queries):
     """In-process queries on one path: {first, warm, semantic, embed, ran} (seconds, medians)."""
     store = memory_store.MemoryStore(folder)
     timed, ran, semantic, warm = TimedEmbedder(embedder), [], [], []
-    store.embedder = timed
+    store.use_embedder(timed)
     try:
         with forced(path, ran), timed_semantic(semantic):
             first = _timed_search(store, queries[0])

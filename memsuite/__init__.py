@@ -1,5 +1,5 @@
-"""The code behind memory_store.py, memory_search.py and memory_linker.py, one concern a file
-(the README's "How it works" has the map)."""
+"""The code behind memory_store.py, memory_search.py and memory_linker.py, one concern a file,
+in one folder per layer (docs/architecture.md has the map)."""
 
 
 def front_door(namespace, homes, modules):

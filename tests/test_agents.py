@@ -54,6 +54,36 @@ class McpClient:
         self.proc.stderr.close()
 
 
+class DoorsAgreeTest(TempMemory):
+    """The CLI and the MCP server check a search's arguments in one place (the
+    command layer): the same bad input is refused with the same message."""
+    files = {"MEMORY.md": "# Notes\nkyoto trip\n"}
+    BAD = [({"limit": 0}, ["--limit", "0"]), ({"min_score": 2}, ["--min-score", "2"]),
+           ({"since": "yesterday"}, ["--since", "yesterday"]), ({"until": "2026-02-30"}, ["--until", "2026-02-30"]),
+           ({"since": "2026-03-01", "until": "2026-02-01"}, ["--since", "2026-03-01", "--until", "2026-02-01"]),
+           ({"mode": "fast"}, ["--mode", "fast"]), ({"sort": "size"}, ["--sort", "size"]),
+           ({"half_life": 0}, ["--half-life", "0"]), ({"half_life": 40000}, ["--half-life", "40000"]),
+           ({"query": "  "}, [])]
+
+    def test_the_mcp_tool_and_the_cli_refuse_alike(self):
+        import contextlib
+        import io
+        import memory_search
+        store = ms.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        server = memory_search.McpServer(store)
+        for arguments, argv in self.BAD:
+            call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": "memory_search", "arguments": dict({"query": "kyoto"}, **arguments)}}
+            result = server.handle(call)["result"]
+            self.assertTrue(result["isError"], arguments)
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                code = memory_search.main(["--dir", self.dir] + argv + ["--", arguments.get("query", "kyoto")])
+            self.assertEqual(code, 2, argv)
+            self.assertEqual(err.getvalue(), "search: error: %s; see --help\n" % result["content"][0]["text"])
+
+
 class McpServerTest(TempMemory):
     def setUp(self):
         super().setUp()
@@ -129,8 +159,9 @@ class McpServerTest(TempMemory):
         self.assertEqual(client.request("tools/call", {"name": "memory_search", "arguments": []})["error"]["code"],
                          -32602)
         for arguments, says in (({}, "missing argument: query"), ({"query": 5}, "query must be of type string"),
-                                ({"query": "x", "limit": 0}, "limit must be between"),
-                                ({"query": "x", "mode": "fast"}, "mode must be one of"),
+                                ({"query": "x", "limit": 0}, "limit: must be 1 or more"),
+                                ({"query": "x", "limit": 51}, "limit: must be at most 50"),
+                                ({"query": "x", "mode": "fast"}, "mode: 'fast' is not one of"),
                                 ({"query": "x", "colour": True}, "unknown argument: colour"),
                                 ({"query": "x", "since": "yesterday"}, "not a date")):
             result = client.call("memory_search", **arguments)
@@ -211,7 +242,7 @@ class AddTest(TempMemory):
         code, out, err = self.add("-", "--file", "MEMORY.md", "--json", input_text="line one\nline two\n")
         self.assertEqual(code, 0, err)
         self.assertEqual(json.loads(out), {"id": "MEMORY.md:4-5", "path": "MEMORY.md", "start_line": 4,
-                                           "end_line": 5, "created": False, "indexed": True})
+                                           "end_line": 5, "created": False, "heading": "Facts", "indexed": True})
         with open(os.path.join(self.dir, "MEMORY.md"), encoding="utf-8") as f:
             self.assertEqual(f.read(), "# Facts\nlast line without newline\n\nline one\nline two\n")
 

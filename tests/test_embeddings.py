@@ -1,9 +1,11 @@
 """Optional embedding providers: off by default, the whole path with a
 deterministic stand-in, HTTP providers against a local stub, failures that
 never hang a query or poison the index."""
+import contextlib
 import json
 import os
 import socket
+import sys
 import threading
 import time
 import unittest
@@ -14,6 +16,21 @@ from helpers import TempMemory, clean_env, run_script
 import memory_search as search_mod
 import memory_store as ms
 from memsuite.search import embeddings
+
+
+@contextlib.contextmanager
+def modules_missing(*names):
+    """These modules cannot be imported meanwhile.  (mock.patch.dict on
+    sys.modules would also drop every module first imported inside, so a
+    later test would meet a second copy of the suite's classes.)"""
+    saved = {n: sys.modules[n] for n in names if n in sys.modules}
+    sys.modules.update(dict.fromkeys(names))
+    try:
+        yield
+    finally:
+        for n in names:
+            sys.modules.pop(n, None)
+        sys.modules.update(saved)
 
 
 class Counting(search_mod.HashEmbedder):
@@ -85,7 +102,7 @@ class HashProviderTest(TempMemory):
     def store(self, embedder):
         store = ms.MemoryStore(self.dir)
         self.addCleanup(store.close)
-        store.embedder = embedder
+        store.use_embedder(embedder)
         return store
 
     def test_the_whole_path(self):
@@ -108,7 +125,7 @@ class HashProviderTest(TempMemory):
         self.assertIn("zebrafish", embedder.texts[0])
 
         other = Counting(model="another-model")
-        store.embedder = other
+        store.use_embedder(other)
         store.refresh()
         have, total = store.embeddings.counts(other.key)
         self.assertEqual((have, len(other.texts)), (total, total))  # a changed model embeds afresh
@@ -119,7 +136,7 @@ class HashProviderTest(TempMemory):
         hits = search_mod.search(store, "博客RSS配置")
         with_vectors = [(h.id, h.score) for h in hits]
         self.assertEqual(hits.channels, ["keyword", "vector"])  # semantic_weight_cjk is 0
-        store.embedder = None
+        store.use_embedder(None)
         self.assertEqual(with_vectors, [(h.id, h.score) for h in search_mod.search(store, "博客RSS配置")])
 
     def test_which_queries_the_channel_weighs(self):
@@ -136,7 +153,7 @@ class HashProviderTest(TempMemory):
     def test_the_json_backend_keeps_vectors_too(self):
         store = ms.MemoryStore(self.dir, backend="json")
         self.addCleanup(store.close)
-        store.embedder = Counting()
+        store.use_embedder(Counting())
         store.refresh()
         self.assertTrue(os.path.exists(os.path.join(self.dir, ".memory", "vectors.json")))
         have, total = store.embeddings.counts(store.embedder.key)
@@ -168,7 +185,7 @@ class HttpProviderTest(TempMemory):
         self.assertEqual(report["provider"], "ollama")
         store = ms.MemoryStore(self.dir)
         self.addCleanup(store.close)
-        store.embedder = embedder
+        store.use_embedder(embedder)
         store.refresh()
         path, _, body = stub.requests[0]
         self.assertEqual(path, "/api/embed")
@@ -183,7 +200,7 @@ class HttpProviderTest(TempMemory):
             embedder, _ = search_mod.make_embedder("openai")
         store = ms.MemoryStore(self.dir)
         self.addCleanup(store.close)
-        store.embedder = embedder
+        store.use_embedder(embedder)
         store.refresh()
         path, headers, body = stub.requests[0]
         self.assertEqual((path, body["model"]), ("/v1/embeddings", "m1"))
@@ -210,16 +227,17 @@ class HttpProviderTest(TempMemory):
         warnings = []
         store = ms.MemoryStore(self.dir, warn=warnings.append)
         self.addCleanup(store.close)
-        store.embedder = embedder
+        store.use_embedder(embedder)
         store.refresh()
         have, total = store.embeddings.counts(embedder.key)
-        self.assertEqual((have, total), (ms.MemoryStore.EMBED_BATCH, 152))  # one batch, then the failure
+        from memsuite.store.embedding_fill import EMBED_BATCH
+        self.assertEqual((have, total), (EMBED_BATCH, 152))  # one batch, then the failure
         self.assertTrue(any("embedding stopped" in w for w in warnings))
         self.assertEqual(store.chunk_count(), 152)  # the keyword index is whole
         self.assertTrue(search_mod.search(store, "note 77 hugo"))
         ok = StubService(self)
         with mock.patch.dict(os.environ, {"OLLAMA_HOST": ok.url}):
-            store.embedder, _ = search_mod.make_embedder("ollama")
+            store.use_embedder(*search_mod.make_embedder("ollama"))
         store.refresh()
         self.assertEqual(store.embeddings.counts(embedder.key), (152, 152))  # filled in later
 
@@ -243,7 +261,7 @@ class HttpProviderTest(TempMemory):
         warnings = []
         store = ms.MemoryStore(self.dir, warn=warnings.append)
         self.addCleanup(store.close)
-        store.embedder = embedder
+        store.use_embedder(embedder)
         with mock.patch.object(embeddings, "HTTP_TIMEOUT", (0.5, 0.3)):
             store.refresh()
         return store, warnings
@@ -279,7 +297,7 @@ class HttpProviderTest(TempMemory):
             embedder.dim = 8  # the model's dimension, known from before
             warnings = []
             store = ms.MemoryStore(self.dir, warn=warnings.append)
-            store.embedder = embedder
+            store.use_embedder(embedder)
             store.refresh()
             self.assertEqual(store.embeddings.counts(embedder.key)[0], 0, bad)  # nothing stored
             self.assertIn(says, " ".join(warnings))
@@ -289,10 +307,11 @@ class HttpProviderTest(TempMemory):
 
 class ConceptService(StubService):
     """An OpenAI-compatible embedding service on 127.0.0.1 that knows a few
-    concepts in two languages: Tokyo and 东京 get the same vector, as a
-    multilingual model gives them nearly the same one."""
+    concepts in two languages: Tokyo and 帝都 (the capital, as Tokyo is
+    called; a name the lexicon does not hold, so only meaning reaches it) get
+    the same vector, as a multilingual model gives them nearly the same one."""
 
-    CONCEPTS = (("tokyo", "东京"), ("kyoto", "京都"), ("bread", "面包"))
+    CONCEPTS = (("tokyo", "帝都"), ("kyoto", "京都"), ("bread", "面包"))
 
     def __init__(self, test):
         super().__init__(test, mode="openai")
@@ -313,7 +332,7 @@ class CrossLanguageTest(TempMemory):
     """A query whose words are in no note still finds the note that means
     them, through a provider's vectors alone, in pure Python (no numpy, no
     sqlite-vec: a scan of the stored vectors)."""
-    files = {"trip.md": "# 出差\n下个月去东京见客户。\n",
+    files = {"trip.md": "# 出差\n下个月去帝都见客户。\n",
              "kitchen.md": "# Kitchen\nBanana bread with walnuts, 180 degrees.\n",
              "kyoto.md": "# Kyoto\nTemples in Kyoto in the autumn.\n"}
 
@@ -351,20 +370,20 @@ class CrossLanguageTest(TempMemory):
 
     def test_a_chinese_query_needs_a_model_that_reads_chinese(self):
         self.write("trip.md", "# Trip\nMeeting the client in Tokyo next month.\n")
-        self.assertEqual(self.search("东京")["results"], [])  # semantic_weight_cjk is 0
-        doc = self.search("东京", MEMORY_EMBED_MULTILINGUAL="1")
+        self.assertEqual(self.search("帝都")["results"], [])  # semantic_weight_cjk is 0
+        doc = self.search("帝都", MEMORY_EMBED_MULTILINGUAL="1")
         self.assertEqual([r["path"] for r in doc["results"]], ["trip.md"])
-        code, _, err = run_script("search.sh", "--dir", self.dir, "东京",
+        code, _, err = run_script("search.sh", "--dir", self.dir, "帝都",
                                   env=self.env(MEMORY_EMBED_MULTILINGUAL="maybe"))
         self.assertEqual((code, err.count("\n")), (2, 1), err)
         self.assertIn("MEMORY_EMBED_MULTILINGUAL", err)
 
     def test_the_library_scans_without_numpy(self):
         with mock.patch.dict(os.environ, {"MEMORY_EMBED_URL": self.stub.url, "MEMORY_EMBED_MODEL": "stub"}), \
-                mock.patch.dict("sys.modules", {"numpy": None, "sqlite_vec": None}):
+                modules_missing("numpy", "sqlite_vec"):
             store = ms.MemoryStore(self.dir)
             self.addCleanup(store.close)
-            store.embedder, _ = search_mod.make_embedder("openai")
+            store.use_embedder(*search_mod.make_embedder("openai"))
             store.refresh()
             hits = search_mod.search(store, "Tokyo")
             self.assertEqual([h.path for h in hits], ["trip.md"])
@@ -419,7 +438,7 @@ class SentenceTransformersTest(TempMemory):
         self.copy_examples()
         store = ms.MemoryStore(self.dir)
         self.addCleanup(store.close)
-        store.embedder = embedder
+        store.use_embedder(embedder)
         store.refresh()
         hits = search_mod.search(store, "what broke with the feed reader while travelling")
         self.assertEqual(hits.channels, ["keyword", "vector", "semantic"])

@@ -42,14 +42,14 @@ class SharedIndexFolderTest(TempMemory):
         real_pid = os.getpid
         os.getpid = lambda: sleeper.pid  # the heartbeat of a live watcher process of folder a
         try:
-            store_a.beat(5.0)
+            store_a.heartbeat.beat(5.0)
         finally:
             os.getpid = real_pid
-        self.assertTrue(store_a.watcher_is_fresh())
+        self.assertTrue(store_a.heartbeat.is_fresh())
         store_b = ms.MemoryStore(b, index_dir=index, warn=lambda msg: None)
         self.addCleanup(store_b.close)
-        self.assertIsNone(store_b.watcher())
-        self.assertFalse(store_b.watcher_is_fresh())
+        self.assertIsNone(store_b.heartbeat.watcher())
+        self.assertFalse(store_b.heartbeat.is_fresh())
 
 
 class IndexOutOfGitTest(TempMemory):
@@ -121,12 +121,14 @@ class FreshOpenClawWorkspaceTest(TempMemory):
         from memsuite.files.sources import enclosing_workspace
         if enclosing_workspace(ROOT):  # the suite sits in a workspace on this machine: not the case to test
             self.skipTest("the suite's folder is inside a memory workspace here")
+        index_before = os.path.exists(os.path.join(ROOT, ".memory"))
         code, out, err = run_script("search.sh", "add", "a note", "--json", env=clean_env(), cwd=self.dir)
         self.assertEqual(code, 1)
         self.assertFalse(os.path.exists(os.path.join(ROOT, "memory")))
+        self.assertEqual(os.path.exists(os.path.join(ROOT, ".memory")), index_before)  # not even an index
         self.assertIn("no memory folder found", err)
         self.assertIn("MEMORY_DIR", err)
-        self.assertEqual(len(err.strip().splitlines()), 1)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
 
 
 class MemoryFilesOnlyTest(TempMemory):
@@ -196,6 +198,21 @@ class DoorsAgreeTest(TempMemory):
         self.assertEqual(sorted(status), sorted(cli))
 
 
+def add_while_busy(folder, text, wait_ms=300):
+    """search.sh add run in this process, the index's busy timeout cut from
+    10 s to wait_ms (the add gives up on indexing just the same, sooner)."""
+    import contextlib
+    import io
+    from unittest import mock
+    from memsuite.index.sqlite import index as sqlite_index, schema
+    out, err = io.StringIO(), io.StringIO()
+    with mock.patch.object(sqlite_index, "BUSY_TIMEOUT_MS", wait_ms), \
+            mock.patch.object(schema.retry_while_locked, "__defaults__", (wait_ms / 1000.0,)), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = memory_search.main(["add", text, "--json", "--dir", folder])
+    return code, out.getvalue(), err.getvalue()
+
+
 class RetriedAddTest(TempMemory):
     def test_a_request_key_makes_a_retry_write_nothing(self):
         self.write("MEMORY.md", "# Memory\n")
@@ -216,7 +233,7 @@ class RetriedAddTest(TempMemory):
         holder = sqlite3.connect(os.path.join(self.dir, ".memory", "index.sqlite3"), timeout=0)
         self.addCleanup(holder.close)
         holder.execute("BEGIN IMMEDIATE")  # another writer holds the index
-        code, out, err = run_script("search.sh", "add", "Saved anyway.", "--json", "--dir", self.dir)
+        code, out, err = add_while_busy(self.dir, "Saved anyway.")
         holder.execute("ROLLBACK")
         self.assertEqual(code, 0, err)
         doc = json.loads(out)
@@ -393,8 +410,8 @@ if __name__ == "__main__":
     unittest.main()
 
 
-class ReviewFixesTest(TempMemory):
-    """Cases found in the last review of this round."""
+class FolderEdgeCasesTest(TempMemory):
+    """Odd names, unreadable files, ignore globs, request keys, links and headings."""
 
     def test_a_name_that_is_not_utf8_is_refused_before_anything_is_written(self):
         self.write("MEMORY.md", "# Memory\n")

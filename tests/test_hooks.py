@@ -143,6 +143,22 @@ def check_citations(test, folder, context):
     return blocks
 
 
+def wait_for_lock_waiter(lock_path, proc, seconds=30):
+    """Whether a process came to wait for the flock on lock_path (Linux:
+    /proc/locks lists waiters with '->'); elsewhere, a pause of 1.5 s."""
+    if not os.path.exists("/proc/locks"):
+        time.sleep(1.5)
+        return False
+    inode = ":%d " % os.stat(lock_path).st_ino
+    deadline = time.time() + seconds
+    while time.time() < deadline and proc.poll() is None:
+        with open("/proc/locks") as f:
+            if any("->" in line and inode in line + " " for line in f):
+                return True
+        time.sleep(0.05)
+    return False
+
+
 class SessionStartTest(HookCase):
     def test_startup_brief_is_cited_framed_and_bounded(self):
         context, _ = self.hook("SessionStart", source="startup")
@@ -350,8 +366,10 @@ class CaptureTest(HookCase):
                                  stderr=subprocess.PIPE, env=self.env)
             p.stdin.write(raw)
             p.stdin.close()
-            time.sleep(1.5)
+            waiting = wait_for_lock_waiter(lock_path, p)  # the capture reached the lock and waits there
             self.assertEqual(self.session_files(), [], "wrote while another writer held the lock")
+            self.assertIsNone(p.poll(), "the capture finished while another writer held the lock")
+            self.assertTrue(waiting or not os.path.exists("/proc/locks"), "the capture never waited for the lock")
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
         self.assertEqual(p.wait(60), 0)
         p.stdout.close()
@@ -484,11 +502,36 @@ class InstallTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertIn(b"Validation passed", p.stdout)
 
+    def test_claude_marketplace_lists_the_suite_itself(self):
+        with open(os.path.join(ROOT, ".claude-plugin", "marketplace.json"), encoding="utf-8") as f:
+            market = json.load(f)
+        [plugin] = market["plugins"]
+        self.assertEqual(plugin["name"], "memory-suite")
+        self.assertEqual(os.path.realpath(os.path.join(ROOT, plugin["source"])), os.path.realpath(ROOT))
+        self.assertTrue(market["name"] and market["owner"]["name"])
+
     def test_codex_config(self):
         with open(os.path.join(ROOT, "integrations", "codex", "hooks.json"), encoding="utf-8") as f:
             hooks = json.load(f)["hooks"]
-        self.assertNotIn("SessionEnd", hooks)  # Codex has none: Stop captures instead
+        self.assertEqual(set(hooks), {"SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd"})
         self.assertIn("--stop", hooks["Stop"][0]["hooks"][0]["command"])
+        self.assertLessEqual(hooks["SessionEnd"][0]["hooks"][0]["timeout"], 3)  # Codex clamps it to 3 s
+        for groups in hooks.values():  # the memory folder on the command line: TUI hooks keep the daemon's env
+            self.assertIn("--dir /path/to/memory", groups[0]["hooks"][0]["command"])
+
+    def test_openclaw_plugin_folder(self):
+        folder = os.path.join(ROOT, "integrations", "openclaw", "memory-suite-plugin")
+        with open(os.path.join(folder, "openclaw.plugin.json"), encoding="utf-8") as f:
+            manifest = json.load(f)
+        with open(os.path.join(folder, "package.json"), encoding="utf-8") as f:
+            package = json.load(f)
+        self.assertEqual(manifest["id"], "memory-suite")
+        self.assertFalse(package.get("dependencies"))  # plain JavaScript, nothing to install
+        self.assertEqual(package["openclaw"]["extensions"], ["./index.js"])
+        with open(os.path.join(folder, "index.js"), encoding="utf-8") as f:
+            source = f.read()
+        for event in ("before_prompt_build", "agent_end", "before_reset"):
+            self.assertIn('"%s"' % event, source)
 
     def test_openclaw_hook_folder(self):
         folder = os.path.join(ROOT, "integrations", "openclaw", "memory-suite")
@@ -541,6 +584,50 @@ class OpenClawHandlerTest(HookCase):
         p = subprocess.run([_node(), "--input-type=module", "-e", script, handler, json.dumps(event)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
+
+
+class OpenClawPluginTest(HookCase):
+    """integrations/openclaw/memory-suite-plugin driven as OpenClaw 2026.9 calls it."""
+    SCRIPT = ("const m = await import(process.argv[1]); const [config, calls] = JSON.parse(process.argv[2]);"
+              "const p = m.createPlugin(config); const out = [];"
+              "for (const [name, event, ctx] of calls) out.push(name === 'prompt' ? await p.beforePrompt(event, ctx)"
+              " : await p.capture(event, ctx, name)); console.log(JSON.stringify(out));")
+
+    def run_plugin(self, config, calls):
+        index = os.path.join(ROOT, "integrations", "openclaw", "memory-suite-plugin", "index.js")
+        p = subprocess.run([_node(), "--input-type=module", "-e", self.SCRIPT, index, json.dumps([config, calls])],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return json.loads(p.stdout.decode("utf-8").strip().splitlines()[-1])
+
+    @unittest.skipUnless(_node(), "node >= 18 is not installed")
+    def test_recall_before_the_prompt_and_capture_from_the_messages(self):
+        ctx = {"sessionId": "oc-9", "workspaceDir": self.dir}
+        messages = [{"role": "user", "content": [{"type": "text", "text": "Remember that the kayak is in shed 3."}],
+                     "timestamp": 1796150000000},
+                    {"role": "assistant", "content": [{"type": "text", "text": "Noted: shed 3."}]}]
+        first, second, captured = self.run_plugin({"search": SEARCH, "memoryDir": self.dir}, [
+            ["prompt", {"prompt": "How did we fix the RSS feed duplicates in Feedly?"}, ctx],
+            ["prompt", {"prompt": "How did we fix the RSS feed duplicates in Feedly?"}, ctx],
+            ["SessionEnd", {"messages": messages}, ctx]])
+        self.assertIn("<memory-notes", first["prependContext"])
+        self.assertIn("Long-term", first["prependContext"])  # the brief comes with the session's first prompt
+        sent = [l for l in first["prependContext"].split("\n") if l.startswith("- ")]
+        self.assertFalse(second and any(l in second["prependContext"] for l in sent), second)  # never twice
+        self.assertIsNone(captured)
+        [f] = self.session_files()
+        self.assertTrue(f.endswith("-session-oc-9.md"), f)
+        with open(f, encoding="utf-8") as fh:
+            self.assertIn("shed 3", fh.read())
+
+    @unittest.skipUnless(_node(), "node >= 18 is not installed")
+    def test_fails_open(self):
+        missing = os.path.join(self.tmp, "no-such-folder")
+        out = self.run_plugin({"search": SEARCH, "memoryDir": missing}, [
+            ["prompt", {"prompt": "How did we fix the RSS feed duplicates?"}, {"sessionId": "x"}],
+            ["SessionEnd", {"messages": "not a list"}, {"sessionId": "x"}],
+            ["prompt", {}, None]])
+        self.assertEqual(out, [None, None, None])
 
 
 class OpenClawCliTest(TempMemory):

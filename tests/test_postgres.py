@@ -466,7 +466,7 @@ class NamespacesTest(PostgresCase):
         holder = admin()
         self.addCleanup(holder.close)
         sql(holder, "BEGIN")
-        from memsuite.index.postgres.backend import LOCK_SPACE
+        from memsuite.index.postgres.schema import LOCK_SPACE
         sql(holder, "SELECT pg_advisory_xact_lock(%s::int, hashtext(%s))", (LOCK_SPACE, na))  # a writer of na
         started = time.time()
         self.assertEqual(len(memory_search.search(sa, "kyoto")), 1)  # a reader of na
@@ -517,7 +517,7 @@ class ConcurrencyTest(PostgresCase):
         make_corpus(self.dir, files=80, lines=80, seed=9, marker="late")  # rewrites the 5, adds 75
         proc = subprocess.Popen([os.path.join(ROOT, "search.sh"), "--dir", self.dir, "sync"], env=pg_env(ns),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        from memsuite.index.postgres.backend import LOCK_SPACE
+        from memsuite.index.postgres.schema import LOCK_SPACE
         deadline, wrote = time.time() + 60, False
         while time.time() < deadline and proc.poll() is None:
             # the sync holds the namespace's lock and has written rows in its transaction

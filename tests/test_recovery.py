@@ -23,7 +23,7 @@ class WatcherSaysWhatItCheckedTest(TempMemory):
         self.addCleanup(sleeper.kill)
         import time
         with mock.patch("os.getpid", return_value=sleeper.pid):
-            store.beat(5.0, every_file=time.time() - 250)  # recent files now, every file 250 s ago
+            store.heartbeat.beat(5.0, every_file=time.time() - 250)  # recent files now, every file 250 s ago
         code, out, err = run_script("search.sh", "hugo", "--json", "--dir", self.dir)
         self.assertEqual(code, 0, err)
         doc = json.loads(out)
@@ -117,7 +117,7 @@ class ManyMcpClientsTest(TempMemory):
         for c in clients:
             c.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                      "clientInfo": {"name": "t", "version": "1"}})
-        errors, stop = [], threading.Event()
+        errors, stop, added = [], threading.Event(), {}
 
         def cli_writer():
             n = 0
@@ -137,6 +137,8 @@ class ManyMcpClientsTest(TempMemory):
                     result = client.call(tool, **args)
                     if result["isError"]:
                         errors.append(result["content"][0]["text"])
+                    elif tool == "memory_add":
+                        added[(i, j)] = result["structuredContent"]
         writer = threading.Thread(target=cli_writer)
         writer.start()
         threads = [threading.Thread(target=client_work, args=(i, c)) for i, c in enumerate(clients)]
@@ -154,8 +156,12 @@ class ManyMcpClientsTest(TempMemory):
         for i in range(self.CLIENTS):
             for j in range(self.NOTES):
                 self.assertEqual(text.count("- client %d note %d okapi\n" % (i, j)), 1, (i, j))
+        # the search finds the very note client 3 added as its note 5 (its cited lines, not a snippet
+        # of "client 5 note 3", which reads alike)
+        note = added[(3, 5)]
         found = clients[0].call("memory_search", query="client 3 note 5 okapi", limit=50)["structuredContent"]
-        self.assertTrue(any("client 3 note 5" in r["snippet"] for r in found["results"]))
+        self.assertTrue(any(r["path"] == note["path"] and r["start_line"] <= note["start_line"] <= r["end_line"]
+                            for r in found["results"]), (note["id"], [r["id"] for r in found["results"]]))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from ..text.markdown import is_heading
 from ..search.recall import estimate_tokens, line_key
 from ..base.records import StoreError
 from ..files.sources import read_memory_lines
+from ..text.redact import redact
 
 MAX_CHARS = 9500       # Claude Code shows about 10,000 characters of hook output whole
 RECENT_FILES = 4       # daily files the brief looks at, newest first
@@ -21,9 +22,10 @@ def _tokens(text):
 
 def _lines(root, rel):
     try:
-        return read_memory_lines(root, rel)  # private blocks masked
+        lines = read_memory_lines(root, rel)  # private blocks masked
     except StoreError:
         return []
+    return [redact(line) for line in lines]  # the brief goes out unasked: no secret in it
 
 
 def _visible(line):

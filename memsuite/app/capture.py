@@ -10,53 +10,15 @@ redact(text) -> text with secrets replaced by [redacted].
 import json
 import os
 import re
+import time
 
 from ..files.transcripts import transcript_line
+from ..text.redact import redact
 
 MAX_ITEMS = 40          # bullet lines one capture writes at most
 MAX_ITEM_CHARS = 300    # one bullet's text
 MAX_BLOCK_CHARS = 8000  # a session's block never grows past this
 MEMORY_TAG = "memory-notes"  # what the hooks wrap around injected memory
-
-# --- secrets ----------------------------------------------------------------
-
-_SECRET_PATTERNS = [
-    # private keys, whole (or to the end of the text when cut)
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-    r"(?i)\b(?:authorization|proxy-authorization)\s*[:=]\s*(?:(?:bearer|basic|token|digest)\s+)?[^\s\"',;]+",
-    r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{12,}",
-    r"\b(?:sk|pk|rk)-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}",
-    r"\bgh[pousr]_[A-Za-z0-9]{20,}", r"\bgithub_pat_[A-Za-z0-9_]{20,}",
-    r"\bglpat-[A-Za-z0-9_-]{16,}", r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
-    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", r"\bAIza[0-9A-Za-z_-]{30,}",
-    r"\bhf_[A-Za-z0-9]{20,}", r"\bnpm_[A-Za-z0-9]{30,}", r"\b[rs]k_live_[A-Za-z0-9]{16,}",
-    r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",  # JWT
-    r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)",  # user:password@ in a URL
-    # key = value, key: value, --password value, for secret-sounding keys
-    r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9_]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|"
-    r"access[_-]?key|private[_-]?key|client[_-]?secret|credential)s?)[\"']?(?:\s*[:=：]\s*|\s+(?:is|was)\s+|\s*(?:是|为)\s*)[\"']?"
-    r"[^\s\"',;]{4,}",
-    # long random-looking tokens: upper and lower case letters and digits, 32+ characters
-    r"(?<![\w/.-])(?=[A-Za-z0-9+/_-]*[A-Z])(?=[A-Za-z0-9+/_-]*[a-z])(?=[A-Za-z0-9+/_-]*\d)"
-    r"[A-Za-z0-9+/_-]{32,}={0,2}(?![\w/.-])",
-    r"(?i)--?(?:password|passwd|pwd|token|secret|api-?key|access-key)[= ]\S{3,}",
-    # the same in Chinese: 密码是 xxx, 密钥：xxx, 令牌 xxx
-    r"(?:密码|口令|密钥|秘钥|令牌|私钥)\s*(?:是|为|:|：|=)\s*[^\s，。,;；]{4,}",
-]
-_secret_re = None
-
-
-def redact(text):
-    """text with every secret-looking piece replaced by [redacted]."""
-    global _secret_re
-    if _secret_re is None:
-        key, rest = _SECRET_PATTERNS[0], _SECRET_PATTERNS[1:]
-        _secret_re = (re.compile(key, re.S), re.compile("|".join(
-            ("(?i:%s)" % p[4:]) if p.startswith("(?i)") else "(?:%s)" % p for p in rest), re.S))
-    for pattern in _secret_re:  # private keys first: a label before one must not hide its body
-        text = pattern.sub("[redacted]", text)
-    return text
-
 
 # --- reading a transcript ---------------------------------------------------
 
@@ -77,16 +39,29 @@ _EDIT_TOOLS = ("edit", "write", "multiedit", "notebookedit", "create", "str_repl
                "str_replace_based_edit_tool", "replace")
 
 
-def _codex(record):
-    """A Codex rollout line as the Claude Code shape transcript_line reads."""
+def _codex(record, typed):
+    """A Codex rollout line as the Claude Code shape transcript_line reads.
+    typed: the rollout records what the user typed as event_msg user_message
+    (and the replies as agent_message); then its response_item messages are
+    the model's input, with the client's context (environment, instructions,
+    compaction summaries) among them, and are left out."""
     payload = record.get("payload")
-    if record.get("type") == "response_item" and isinstance(payload, dict) and payload.get("type") == "message":
+    if not isinstance(payload, dict):
+        return record
+    kind = payload.get("type")
+    if typed and record.get("type") == "event_msg" and kind in ("user_message", "agent_message"):
+        role = "user" if kind == "user_message" else "assistant"
+        text = payload.get("message") if isinstance(payload.get("message"), str) else ""
+        return {"type": role, "message": {"role": role, "content": [{"type": "text", "text": text}]}}
+    if record.get("type") == "response_item" and kind == "message":
+        if typed:
+            return {}
         parts = payload.get("content") if isinstance(payload.get("content"), list) else []
         texts = [p.get("text") for p in parts if isinstance(p, dict) and p.get("type") in (
             "input_text", "output_text", "text") and isinstance(p.get("text"), str)]
         return {"type": payload.get("role"), "message": {"role": payload.get("role"),
                                                          "content": [{"type": "text", "text": t} for t in texts]}}
-    return record
+    return record if record.get("type") == "response_item" else {}
 
 
 def _strip_injected(text):
@@ -97,12 +72,19 @@ def _strip_injected(text):
 
 
 def read_turns(path, max_bytes=64 << 20):
-    """(turns [(role, text)], files touched, errors [(message, index of turn after)]) of a transcript."""
+    """(turns [(role, text, day)], files touched, errors [(message, index of turn after)]) of a transcript."""
     with open(path, "rb") as f:
         data = f.read(max_bytes)
-    text = data.decode("utf-8", "replace")
+    return turns_of(data.decode("utf-8", "replace").split("\n"))
+
+
+def turns_of(lines):
+    """read_turns on JSON lines (a transcript's, or an agent's messages one a line)."""
     turns, files, errors = [], [], []
-    for line in text.split("\n"):
+    typed = any('"user_message"' in line and '"event_msg"' in line for line in lines)  # Codex: see _codex
+    after_boundary = False
+    turn_start = 0
+    for line in lines:
         if not line.strip():
             continue
         if _bulk(line):  # a tool's output, no error in it: the bulk of a transcript, never captured
@@ -114,29 +96,22 @@ def read_turns(path, max_bytes=64 << 20):
         if not isinstance(record, dict):
             continue
         if "payload" in record:
-            record = _codex(record)
+            if record.get("type") == "compacted":  # Codex: the turn that wrote the summary is not what was said
+                del turns[turn_start:]
+            elif isinstance(record["payload"], dict) and record["payload"].get("type") == "task_started":
+                turn_start = len(turns)
+            record = _codex(record, typed)
+        if _compaction_boundary(record):  # Claude Code: the summary is the next user record
+            after_boundary = True
+            continue
+        if _client_record(record, after_boundary):
+            after_boundary = False
+            continue
         message = record.get("message") if isinstance(record.get("message"), dict) else record
         content = message.get("content")
         if isinstance(content, list) and ('"tool_use"' in line or '"toolCall"' in line or '"is_error"' in line
                                           or '"function_call"' in line):
-            for block in content:
-                if not isinstance(block, dict):
-                    continue
-                kind = block.get("type")
-                if kind in ("tool_use", "toolCall"):
-                    name = str(block.get("name") or "").lower()
-                    args = block.get("input") if isinstance(block.get("input"), dict) else block.get("arguments")
-                    if isinstance(args, dict) and any(t == name or name.endswith(t) for t in _EDIT_TOOLS):
-                        target = args.get("file_path") or args.get("notebook_path") or args.get("path")
-                        if isinstance(target, str) and target and target not in files:
-                            files.append(target)
-                elif kind == "tool_result" and block.get("is_error"):
-                    body = block.get("content")
-                    if isinstance(body, list):
-                        body = " ".join(b.get("text", "") for b in body if isinstance(b, dict))
-                    if isinstance(body, str) and body.strip():
-                        first = next((l.strip() for l in body.splitlines() if l.strip()), "")
-                        errors.append((first, len(turns)))
+            _tools(content, len(turns), files, errors)
         if message.get("role") == "toolResult" and message.get("isError"):  # OpenClaw
             body = message.get("content")
             if isinstance(body, list):
@@ -148,10 +123,69 @@ def read_turns(path, max_bytes=64 << 20):
         said = transcript_line(record)  # the suite's reader: tool calls, thinking dropped; private masked
         if said:
             role, _, body = said.partition(": ")
-            body = " ".join(body.replace("[private]", " ").split())
-            if body:
-                turns.append((role, body))
+            body = _CLIENT_TAG.sub(" ", body.replace("[private]", " "))
+            body = " ".join(body.split())
+            if body and not _BRACKETED.match(body):
+                after_boundary = False
+                turns.append((role, body, _day(record)))
     return turns, files, errors
+
+
+# A client's own blocks inside a message: lower-case tag names joined by - or _
+# (<environment_context>, <system-reminder>, <command-name>, <user_instructions>);
+# people do not type these.  A message wholly in brackets is a client's notice
+# ("[Request interrupted by user]").
+_CLIENT_TAG = re.compile(r"<([a-z]+(?:[_-][a-z]+)+)\b[^>]*>.*?(?:</\1>|\Z)", re.S)
+_BRACKETED = re.compile(r"^\[[^\[\]]*\]$")
+
+
+def _compaction_boundary(record):
+    return record.get("type") == "system" and record.get("subtype") == "compact_boundary"
+
+
+def _client_record(record, after_boundary):
+    """Whether a record is the client's rather than a person's: a compaction
+    summary (flagged, or the first user record after a compaction boundary),
+    a record only shown in the transcript, or a meta record."""
+    if record.get("isCompactSummary") or record.get("isVisibleInTranscriptOnly") or record.get("isMeta"):
+        return True
+    message = record.get("message") if isinstance(record.get("message"), dict) else record
+    return after_boundary and (message.get("role") or record.get("type")) == "user" and not _tool_results(message)
+
+
+def _tool_results(message):
+    content = message.get("content")
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+
+
+def _day(record):
+    """The day a record was written: an ISO timestamp, or epoch milliseconds (OpenClaw's messages)."""
+    stamp = record.get("timestamp")
+    if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) and 1e11 < stamp < 1e14:
+        return time.strftime("%Y-%m-%d", time.localtime(stamp / 1000.0))
+    return stamp[:10] if isinstance(stamp, str) and re.match(r"\d{4}-\d{2}-\d{2}", stamp) else None
+
+
+def _tools(content, at, files, errors):
+    """Files an edit tool touched and tool errors, from a message's blocks."""
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind in ("tool_use", "toolCall"):
+            name = str(block.get("name") or "").lower()
+            args = block.get("input") if isinstance(block.get("input"), dict) else block.get("arguments")
+            if isinstance(args, dict) and any(t == name or name.endswith(t) for t in _EDIT_TOOLS):
+                target = args.get("file_path") or args.get("notebook_path") or args.get("path")
+                if isinstance(target, str) and target and target not in files:
+                    files.append(target)
+        elif kind == "tool_result" and block.get("is_error"):
+            body = block.get("content")
+            if isinstance(body, list):
+                body = " ".join(b.get("text", "") for b in body if isinstance(b, dict))
+            if isinstance(body, str) and body.strip():
+                first = next((l.strip() for l in body.splitlines() if l.strip()), "")
+                errors.append((first, at))
 
 
 _BULK = ('"type":"tool_result"', '"type": "tool_result"', '"role":"toolResult"', '"role": "toolResult"',
@@ -208,49 +242,117 @@ def _clean(text):
     return " ".join(text.split())
 
 
-def capture_lines(path, cwd=None):
+def capture_lines(path, cwd=None, messages=None):
     """The bullet lines ('- ...') a session's block should hold, most
-    useful first, within MAX_ITEMS."""
-    turns, files, errors = read_turns(path)
-    noted, asked, concluded = [], [], []  # raw text first: only what is kept is cleaned (redaction costs)
-    for i, (role, text) in enumerate(turns):
+    useful first, within MAX_ITEMS.  messages: the conversation as a list of
+    message objects (OpenClaw's plugin events) instead of a transcript file."""
+    if messages is not None:
+        turns, files, errors = turns_of([json.dumps(m) for m in messages if isinstance(m, dict)])
+    else:
+        turns, files, errors = read_turns(path)
+    noted, asked, concluded, answered = [], [], [], {}  # raw text first: only what is kept is cleaned
+    for i, (role, text, day) in enumerate(turns):
         if not text or (role == "user" and (_TRIVIAL.match(text) or text.startswith("/"))):
             continue
         if role == "user":
-            facts = [s for s in _sentences(text) if _CUE_FACT.search(s)] if _CUE_FACT.search(text) else []
-            noted.extend(facts)
-            if not facts and len(asked) < MAX_ITEMS:
+            facts = _facts(text) if _CUE_FACT.search(text) else []
+            noted.extend((fact, day) for fact in facts)
+            if facts:
+                continue
+            answer = _reply(turns, i)
+            if _question(text):  # only its answer is kept: the question's words would outrank the facts
+                if answer and answer[0] not in answered:
+                    answered[answer[0]] = "- Answered: " + _clip(_clean(answer[1]), 240)
+            elif len(asked) < MAX_ITEMS:
                 asked.append(text)
-        elif _CUE_CONCLUSION.search(text):
+        elif _CUE_CONCLUSION.search(text) and i not in answered:
             concluded.extend([s for s in _sentences(text) if _CUE_CONCLUSION.search(s)][:2])
             del concluded[:-16]
-    noted = ["- Noted: " + _clip(_clean(s)) for s in noted[:20]]
+    noted = [_noted_line(s, day) for s, day in noted[:20]]
     asked = ["- Asked: " + _clip(_clean(t), 200) for t in asked]
     concluded = ["- Concluded: " + _clip(_clean(s)) for s in concluded[-8:]]
-    last = next((t for r, t in reversed(turns) if r == "assistant"), None)
-    if last:
-        line = "- Concluded: " + _clip(_clean(last), 240)
-        if len(line) > 14 and not any(line.startswith(c.rstrip("…")[:60]) for c in concluded):
-            concluded.append(line)
+    last = next(((k, t) for k, (r, t, _) in reversed(list(enumerate(turns))) if r == "assistant"), None)
+    if last and last[0] not in answered:
+        whole = _clean(last[1])
+        # the last reply whole, unless a sentence of it is a line already (a containment, not a prefix)
+        if len(whole) > 1 and not any(_body(c).rstrip("…") in whole for c in concluded):
+            concluded.append("- Concluded: " + _clip(whole, 240))
     fixes = []
     for message, after in errors[:5]:
-        reply = next((t for r, t in turns[after:] if r == "assistant"), "")
+        reply = next((t for r, t, _ in turns[after:] if r == "assistant"), "")
         fix = _clip(_clean(reply), 160) if reply else ""
         message = re.sub(r"(?i)^(?:error|exception)\s*:\s*", "", _clean(message))
         fixes.append("- Error: %s%s" % (_clip(message, 160), (" -> " + fix) if fix else ""))
-        concluded = [c for c in concluded if c[len("- Concluded: "):].rstrip("…")[:80] not in fix]
+        concluded = [c for c in concluded if _body(c).rstrip("…")[:80] not in fix]
     shown = []
     for p in files[:15]:
         if cwd and os.path.isabs(p) and p.startswith(cwd.rstrip("/") + "/"):
             p = p[len(cwd.rstrip("/")) + 1:]
         shown.append("`%s`" % _clean(p))
     files_line = ["- Files touched: " + ", ".join(shown)] if shown else []
-    picked = noted[:20] + files_line + fixes + concluded[-8:]
+    picked = noted[:20] + files_line + fixes + concluded[-8:] + list(answered.values())
     picked += asked[:max(0, MAX_ITEMS - len(picked))]
+    return _once(picked)[:MAX_ITEMS]
+
+
+def _once(lines):
+    """The lines without repeats: none twice, none whose text another line holds whole."""
+    bodies = [_body(line).rstrip("…").casefold() for line in lines]
     out, seen = [], set()
-    for line in picked:
-        key = line.casefold()
-        if key not in seen and len(line.split(": ", 1)[-1].strip()) > 1:
-            seen.add(key)
+    for k, line in enumerate(lines):
+        body = bodies[k]
+        inside = any(len(other) > len(body) and body in other for other in bodies)
+        if body not in seen and len(body.strip()) > 1 and not inside:
+            seen.add(body)
             out.append(line)
-    return out[:MAX_ITEMS]
+    return out
+
+
+_QUESTION_END = re.compile(r"(?:[?？]|[吗呢么][。.]?)\W*$")
+_CUE_CORRECTION = re.compile(
+    r"(?i)\b(?:no longer|not any ?more|any ?more|instead|(?:is|are) (?:now )?void|cancel(?:l?ed)?|changed? to|"
+    r"moved? to|switch(?:ed)? to|from now on|(?:is|are) now|now (?:is|are)|the old one|used to be|"
+    r"replac(?:e|es|ed)|(?:my|our) new)\b"
+    r"|改到|改成|改为|改在|改用|换成|换到|不再|以后|今后|从现在起|从今天起|作废|取消|新的")
+
+
+def _reply(turns, i):
+    """(index, text) of the assistant's reply to turn i, before the next user turn; or None."""
+    for k in range(i + 1, len(turns)):
+        if turns[k][0] != "assistant":
+            return None
+        return k, turns[k][1]
+    return None
+
+
+def _question(text):
+    return bool(_QUESTION_END.search(text))
+
+
+def _facts(text):
+    """The sentences of a person's message that state something to keep (a cue,
+    not a question), each with the next sentence when that completes it (no
+    cue, not a question: "...is 88412. The old one (7731) is void.")."""
+    sentences = _sentences(text)
+    out = []
+    for k, s in enumerate(sentences):
+        if not _CUE_FACT.search(s) or _question(s):
+            continue
+        nxt = sentences[k + 1] if k + 1 < len(sentences) else ""
+        if nxt and not _CUE_FACT.search(nxt) and not _question(nxt) and len(s) + len(nxt) < MAX_ITEM_CHARS:
+            s = s + " " + nxt
+        out.append(s)
+    return out
+
+
+def _noted_line(sentence, day):
+    """'- Noted: ...', or '- Corrected (day): ...' for what replaces an earlier
+    statement, so that the newest can win."""
+    text = _clip(_clean(sentence))
+    if _CUE_CORRECTION.search(sentence):
+        return "- Corrected (%s): %s" % (day or time.strftime("%Y-%m-%d"), text)
+    return "- Noted: " + text
+
+
+def _body(line):
+    return line.split(": ", 1)[-1]

@@ -1,14 +1,64 @@
 """One function per command: the objects `--json` prints, the MCP tools return
 and the hooks read, so the doors cannot drift apart.  Each takes a store (or a
-folder) and plain arguments, and returns JSON-ready data."""
+folder) and the arguments as a door received them (a search: one SearchRequest),
+checks them, and returns JSON-ready data."""
+from ..base.options import to_budget, to_choice, to_count, to_date, to_days, to_positive_int, to_unit_score
+from ..base.records import StoreError, UsageError, record
 from ..text.citations import cite
+from ..text.markdown import is_heading
+from ..text.params import DEFAULT_HALF_LIFE
 from ..index.records import Filters
 from ..search.passages import Hits
-from ..search.ranking import DEFAULT_LIMIT, search
+from ..search.ranking import DEFAULT_LIMIT, MODES, search
 from ..search.recall import DEFAULT_BUDGET, context_pack, estimate_tokens, sort_newest_first, timeline
-from ..base.records import StoreError
 from ..search.results import compact_json, entry_json, hit_json
 from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder
+
+
+# Every argument a door passes is checked here, once, with one message per
+# mistake: the CLI and the MCP server cannot drift apart (a door converts only
+# what its transport needs, such as a command line's strings).
+RULES = {
+    "limit": to_positive_int, "min_score": to_unit_score, "since": to_date, "until": to_date,
+    "mode": to_choice(*MODES), "sort": to_choice("score", "date"), "source": to_choice("memory", "sessions", "all"),
+    "half_life": to_days, "budget": to_budget, "before": to_count, "after": to_count, "today": to_date,
+}
+
+
+def checked(name, value):
+    """value (as given, a string or a number) after its rule, or UsageError
+    'name: what is wrong'."""
+    if value is None or name not in RULES:
+        return value
+    try:
+        return RULES[name](value if isinstance(value, str) else repr(value))
+    except UsageError as exc:
+        raise UsageError("%s: %s" % (name, exc))
+
+
+SearchRequest = record("SearchRequest", "query limit mode min_score filters sort recent compact explain")
+SearchRequest.__doc__ = ("One search as a door asked for it, checked: limit, mode, min_score, filters "
+                         "(Filters), sort ('score' or 'date'), recent (the half-life in days, or None), "
+                         "and how to answer (compact, explain).")
+
+
+def search_request(query, limit=None, mode=None, min_score=None, since=None, until=None, path=None,
+                   dated_only=False, source=None, sort=None, recent=False, half_life=None, compact=False,
+                   explain=False, today=None):
+    """The SearchRequest every door builds (search.sh, memory_search, the
+    hooks): each argument checked by its rule, since not after until."""
+    if not isinstance(query, str) or not query.strip():
+        raise UsageError("query is empty")
+    since, until = checked("since", since), checked("until", until)
+    if since and until and since > until:
+        raise UsageError("since %s is after until %s" % (since, until))
+    source = checked("source", source)
+    filters = Filters(since, until, path, bool(dated_only), None if source in (None, "all") else source,
+                      checked("today", today))
+    half_life = checked("half_life", half_life)
+    return SearchRequest(query, checked("limit", limit) or DEFAULT_LIMIT, checked("mode", mode) or "hybrid",
+                         checked("min_score", min_score), filters, checked("sort", sort),
+                         half_life or (DEFAULT_HALF_LIFE if recent else None), bool(compact), bool(explain))
 
 
 def recent_params(store, recent=None):
@@ -16,37 +66,62 @@ def recent_params(store, recent=None):
     return store.params._replace(recent_half_life=float(recent)) if recent else store.params
 
 
-def run_search(store, query, limit=None, mode=None, min_score=None, filters=None, sort=None, recent=None):
-    """The hits of search.sh QUERY / memory_search, on a fresh index; recent
-    is --recent's half-life in days (None: no preference for newer notes)."""
-    hits = search(store, query, limit or DEFAULT_LIMIT, mode or "hybrid", min_score,
-                  filters or Filters(), recent_params(store, recent), sync=True)
-    return Hits(sort_newest_first(hits), hits.channels, hits.repeats) if sort == "date" else hits
+def run_search(store, request, sync=True):
+    """The hits of a SearchRequest, on a fresh index (sync=False: as it is)."""
+    hits = search(store, request.query, request.limit, request.mode, request.min_score, request.filters,
+                  recent_params(store, request.recent), sync=sync)
+    return Hits(sort_newest_first(hits), hits.channels, hits.repeats, hits.earlier) if request.sort == "date" else hits
 
 
-def search_result(store, query, limit=None, mode=None, min_score=None, filters=None, sort=None,
-                  compact=False, hits=None, explain=False, recent=None):
+def explain_hits(store, request, hits):
+    """({hit id: what it matched and scored}, [the weaker hits cut, and why])."""
+    from ..search.explain import explain
+    return explain(store, request.query, hits, request.limit, request.mode, request.min_score, request.filters,
+                   recent_params(store, request.recent))
+
+
+def search_result(store, request, hits=None):
     """search.sh QUERY --json / memory_search: the hits, with a note when the
     folder holds nothing to search (an agent must not read [] as 'no memories');
     with explain, what each hit matched and scored, and why weaker ones were cut."""
     if hits is None:
-        hits = run_search(store, query, limit, mode, min_score, filters, sort, recent)
-    doc = {"query": query, "backend": store.backend_name, "stale": store.stale, "channels": hits.channels,
-           "results": [compact_json(h) if compact else hit_json(h) for h in hits]}
-    if recent:
-        doc["recent"] = {"half_life_days": float(recent)}
-    if explain:
-        from ..search.explain import explain as explain_hits
-        details, doc["cut"] = explain_hits(store, query, hits, limit, mode, min_score, filters or Filters(),
-                                           recent_params(store, recent))
+        hits = run_search(store, request)
+    doc = {"query": request.query, "backend": store.backend_name, "stale": store.stale, "channels": hits.channels,
+           "results": [compact_json(h) if request.compact else hit_json(h) for h in hits]}
+    for result in doc["results"]:  # an earlier statement of a fact a newer hit restates
+        if result["id"] in hits.earlier:
+            result["newer"] = hits.earlier[result["id"]]
+    if request.recent:
+        doc["recent"] = {"half_life_days": float(request.recent)}
+    if request.explain:
+        from ..search.explain import dates_read
+        doc["dates"] = dates_read(request.query, request.filters)
+        details, doc["cut"] = explain_hits(store, request, hits)
         for result in doc["results"]:
             result["explain"] = details[result["id"]]
     if store.checked_by:
         doc["checked"] = store.checked_by
-    note = empty_note(store)
+    skipped = skipped_files(store)
+    if skipped:
+        doc["skipped"] = skipped
+    note = empty_note(store) or no_sessions_note(store, request.filters)
     if note and not hits:
         doc["note"] = note
     return doc
+
+
+def no_sessions_note(store, filters):
+    """Why --source sessions finds nothing when no sessions folder is set, or None."""
+    if filters and filters.source == "sessions" and not store.sessions_dir:
+        return ("--source sessions searches only session transcripts, and no sessions folder is set "
+                "(--sessions DIR or MEMORY_SESSIONS_DIR)")
+    return None
+
+
+def skipped_files(store):
+    """[{path, issue}] of the notes a search cannot see: another encoding
+    (gbk, utf-16), binary or unreadable (search.sh status says how to fix)."""
+    return [{"path": p, "issue": i} for p, i in store.backend.file_issues() if i != "invalid-utf8"]
 
 
 def empty_note(store):
@@ -76,25 +151,50 @@ def add_result(store, text, heading=None, tags=(), path=None, request=None):
             indexed = False
     doc = {"id": cite(added.path, added.start_line, added.end_line), "path": added.path,
            "start_line": added.start_line, "end_line": added.end_line, "created": added.created,
-           "indexed": indexed}
+           "heading": added.heading, "indexed": indexed}
     if request:
         doc.update(request=request, repeated=repeated)
     return doc
 
 
-def timeline_result(store, anchor, before=None, after=None, full=False):
+def timeline_entries(store, anchor, before=None, after=None):
+    """search.sh timeline / memory_timeline: the entries around anchor (3 each side by default)."""
+    before, after = checked("before", before), checked("after", after)
     store.refresh()
-    entries = timeline(store, anchor, 3 if before is None else before, 3 if after is None else after)
+    return timeline(store, anchor, 3 if before is None else before, 3 if after is None else after)
+
+
+def timeline_result(store, anchor, before=None, after=None, full=False):
+    entries = timeline_entries(store, anchor, before, after)
     return {"anchor": anchor, "entries": [entry_json(e, full) for e in entries]}
 
 
-def context_result(store, query, budget=None, filters=None):
+def context_result(store, query, budget=None, since=None, until=None, path=None, dated_only=False, today=None):
     """(the Markdown pack, its JSON) of search.sh context / memory_context."""
+    filters = search_request(query, since=since, until=until, path=path, dated_only=dated_only, today=today).filters
+    budget = checked("budget", budget) or DEFAULT_BUDGET
     store.refresh()
-    budget = budget or DEFAULT_BUDGET
     text, entries = context_pack(store, query, budget, filters)
-    return text, {"query": query, "budget": budget, "tokens": estimate_tokens(text), "stale": store.stale,
-                  "text": text, "entries": [entry_json(e) for e in entries]}
+    doc = {"query": query, "budget": budget, "tokens": estimate_tokens(text), "stale": store.stale,
+           "text": text, "entries": [entry_json(e) for e in entries]}
+    if not any(l.strip() and not is_heading(l) for e in entries for l in e.text.split("\n")):
+        doc["note"] = _no_passage_note(store, query, budget, filters)  # headings alone answer nothing
+    return text, doc
+
+
+def _no_passage_note(store, query, budget, filters):
+    """Why a pack holds no passage: nothing matched, or the budget has no
+    room for the best one's first line (and the budget that would)."""
+    best = search(store, query, 1, filters=filters or Filters())
+    if not best:
+        return empty_note(store) or "no memory matches the query"
+    lines = best[0].text.split("\n")
+    upto = next((i for i, l in enumerate(lines) if l.strip() and not is_heading(l)), len(lines) - 1)
+    need = estimate_tokens("## Memories for: %s\n\n[%s] %s\n" % (" ".join(query.split()), best[0].id,
+                                                                  best[0].heading or "")) + 2 + sum(
+        estimate_tokens(l) + 1 for l in lines[:upto + 1])  # a pack keeps a passage's lines from its first
+    return "a budget of %d tokens has no room for the best passage (%s); try --budget %d" % (
+        budget, best[0].id, max(need, budget + 1))
 
 
 def status_result(store):

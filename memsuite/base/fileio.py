@@ -1,4 +1,7 @@
-"""One atomic write and one lock, for every file the suite writes.
+"""One atomic write and one lock, for every file the suite replaces (an index,
+a note, a page, the hooks' state, the watcher's heartbeat); only an append
+(the hooks' log) and a file no reader opens half-written (a backup's partial
+copy, the index folder's .gitignore) are written directly.
 
 Locks use flock where the platform has it (Linux, macOS), msvcrt.locking on
 Windows, and elsewhere a lock file created with O_EXCL, so concurrent
@@ -13,16 +16,18 @@ STALE_LOCK_SECONDS = 60  # an O_EXCL lock file this old was left by a writer tha
 REPLACE_TRIES = 40 if os.name == "nt" else 1
 
 
-def write_bytes_atomic(path, data, keep_mode=False):
+def write_bytes_atomic(path, data, keep_mode=False, durable=True):
     """Write to a temporary file, then move it into place: never half a file
     (on Windows, tried again for a moment while a reader holds the old one).
-    keep_mode: the new file keeps the old one's permissions (a user's note)."""
+    keep_mode: the new file keeps the old one's permissions (a user's note);
+    durable=False skips the fsync, for a file whose loss costs nothing."""
     tmp = "%s.tmp-%d" % (path, os.getpid())
     try:
         with open(tmp, "wb") as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
         if keep_mode:
             try:
                 os.chmod(tmp, os.stat(path).st_mode & 0o7777)
@@ -44,9 +49,10 @@ def _replace(tmp, path):
             time.sleep(0.025)
 
 
-def write_json_atomic(path, data):
+def write_json_atomic(path, data, durable=True):
     import json
-    write_bytes_atomic(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    write_bytes_atomic(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
+                       durable=durable)
 
 
 def _platform_lock():

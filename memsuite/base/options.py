@@ -34,6 +34,20 @@ def to_positive_int(value):
     return n
 
 
+MIN_BUDGET = 50  # tokens: a pack's header and one cited line (MCP memory_context's minimum too)
+MAX_BUDGET = 32000
+
+
+def to_budget(value):
+    """A token budget for context: MIN_BUDGET to MAX_BUDGET."""
+    n = to_positive_int(value)
+    if n < MIN_BUDGET:
+        raise UsageError("%d tokens is too small for a cited passage (at least %d)" % (n, MIN_BUDGET))
+    if n > MAX_BUDGET:
+        raise UsageError("%d tokens is more than a context pack holds (at most %d)" % (n, MAX_BUDGET))
+    return n
+
+
 def to_count(value):
     """A whole number, 0 allowed."""
     try:
@@ -76,9 +90,10 @@ def to_days(value):
     return x
 
 
-def to_choice(*names):
+def to_choice(*names, hidden=()):
+    """A converter to one of names; hidden ones are accepted but never listed."""
     def convert(value):
-        if value not in names:
+        if value not in names and value not in hidden:
             raise UsageError("%r is not one of: %s" % (value, ", ".join(names)))
         return value
     return convert
@@ -93,7 +108,8 @@ def to_folder(value):
 FORCE_OPT = Opt(("--force",), "force", None, None,
                 "with -o: replace FILE even if it is a note or a file this command did not write")
 
-EMBED_CHOICES = ("off", "auto", "sentence-transformers", "ollama", "openai", "test-hash")
+EMBED_SHOWN = ("off", "auto", "sentence-transformers", "ollama", "openai")
+EMBED_CHOICES = EMBED_SHOWN + ("test-hash",)  # test-hash: the tests' own provider, never listed
 
 COMMON_OPTS = [
     Opt(("--dir",), "dir", "DIR", to_folder, "memory folder (default: $MEMORY_DIR, else the workspace "

@@ -40,6 +40,9 @@ def parse_args(argv, opts, takes_words=True):
             args["help"] = True
             continue
         flag, eq, inline = arg.partition("=")
+        if flag not in by_flag and not arg.startswith("--") and len(arg) > 2 and arg[:2] in by_flag \
+                and by_flag[arg[:2]].metavar is not None:
+            flag, eq, inline = arg[:2], "=", arg[2:]  # a short option with its value attached: -n1
         opt = by_flag.get(flag)
         if opt is None:
             hint = (" (to search for text that starts with '-', put -- before it: -- %s)" % arg
@@ -83,9 +86,11 @@ Command.__doc__ = ("A subcommand: its options, usage line, description, handler(
                    "whether it takes words, and what its help ends with (examples).")
 
 
-def split_subcommand(argv, commands):
+def split_subcommand(argv, commands, others=()):
     """(subcommand or None, the other arguments).  The first word that is not
-    an option (or an option's value) picks the subcommand; after '--' all is words."""
+    an option (or an option's value) picks the subcommand, wherever the global
+    options put it; after '--' all is words.  others: subcommands with a parser
+    of their own (search.sh hook), found the same way."""
     takes_value = {f for c in commands.values() for o in c.opts if o.metavar for f in o.flags}
     i = 0
     while i < len(argv):
@@ -95,19 +100,10 @@ def split_subcommand(argv, commands):
         if arg.startswith("-"):
             i += 2 if arg in takes_value else 1
             continue
-        if arg in commands:
+        if arg in commands or arg in others:
             return arg, argv[:i] + argv[i + 1:]
         break
     return None, argv
-
-
-def handler_of(command):
-    """A command's handler; one named "module:function" (a module of this
-    package) is imported only now, so a search never loads the MCP server."""
-    if not isinstance(command.handler, str):
-        return command.handler
-    module, function = command.handler.split(":")
-    return getattr(__import__("memsuite." + module, fromlist=[function]), function)
 
 
 def run_cli(argv, commands, prog):
@@ -126,7 +122,7 @@ def run_cli(argv, commands, prog):
         if args.help:
             sys.stdout.write(format_help(command.usage, command.description, command.opts, command.epilog))
             return 0
-        return handler_of(command)(args)
+        return command.handler(args)
     except UsageError as exc:
         return report_error("%s; see --help" % exc, 2, as_json, prog)
     except StoreError as exc:
@@ -202,12 +198,13 @@ def embedding_store(args):
         return store  # the default: the provider code is never loaded
     try:
         from ..search.embeddings import make_embedder
-        store.embedder, store.embed_report = make_embedder(args.get("embed"))
+        store.use_embedder(*make_embedder(args.get("embed")))
     except BaseException:
         store.close()
         raise
     report = store.embed_report
-    if store.embedder is None and report["requested"] not in ("off", "auto"):
+    if store.embedder is None and report["requested"] != "off":  # auto too: say it fell back, and why
         reasons = "; ".join("%s: %s" % kv for kv in report["skipped"].items())
-        store.warn("warning: embeddings off (%s); keyword search only" % reasons)
+        store.warn("%s: embeddings off (%s); keyword search only"
+                   % ("note" if report["requested"] == "auto" else "warning", reasons))
     return store

@@ -5,7 +5,8 @@ import time
 from ..app.commands import add_result, status_result
 from .cli import cli_store, embedding_store, human_bytes, no_words, plural
 from ..base.jsonout import print_json
-from ..base.records import UsageError
+from ..base.records import StoreError, UsageError
+from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder, resolve_memory_dir
 from ..search.results import problems_json
 
 
@@ -13,6 +14,8 @@ def cmd_add(args):
     if not args.words:
         raise UsageError("add needs the note: search.sh add \"what to remember\" (or add - to read it "
                          "from standard input)")
+    if is_suite_folder(resolve_memory_dir(args.dir)):  # say so before opening (and indexing) anything
+        raise StoreError(NO_MEMORY_FOLDER)
     text = sys.stdin.read() if args.words == ["-"] else " ".join(args.words)
     with cli_store(args) as store:
         doc = add_result(store, text, args.heading, args.tags, args.file, args.request)
@@ -45,9 +48,11 @@ def cmd_status(args):
                 watcher["pid"], "checking every %gs" % watcher["interval"] if watcher["fresh"]
                 else "not running" if not watcher["alive"] else "not heard from since %s" % time.strftime(
                     "%H:%M:%S", time.localtime(watcher["checked"])))),
-            ("python", "%s %s, starts in %s" % (info["python"]["executable"], info["python"]["version"],
-                                                 "%.0f ms" % info["python"]["startup_ms"]
-                                                 if info["python"]["startup_ms"] else "?")),
+            ("python", "%s %s, starts in %s%s" % (
+                info["python"]["executable"], info["python"]["version"],
+                "%.0f ms" % info["python"]["startup_ms"] if info["python"]["startup_ms"] else "?",
+                "" if info["python"]["timed"] == info["python"]["executable"]
+                else " (as the wrappers run it: %s)" % info["python"]["timed"])),
             ("embedding", _embedding_line(info["embedding"])),
             ("stale files", ", ".join(info["stale_files"]) or "none"),
             ("problem files", "none" if not info["problem_files"] else "")]
@@ -60,7 +65,7 @@ def cmd_status(args):
     for label, value in rows:
         sys.stdout.write("%-15s %s\n" % (label + ":", value))
     for p in info["problem_files"]:
-        sys.stdout.write("  %s (%s)\n" % (p["path"], p["issue"]))
+        sys.stdout.write("  %s (%s)%s\n" % (p["path"], p["issue"], ": " + p["fix"] if p.get("fix") else ""))
     for p in info["unclosed_private"]:
         sys.stdout.write("warning: %s: <private> at line %d is never closed: everything after it is "
                          "hidden from search, and add refuses this file\n" % (p["path"], p["line"]))

@@ -2,12 +2,11 @@
 import sys
 
 from .cli import cli_store, embedding_store
-from ..index.records import Filters
 from ..base.jsonout import print_json
-from ..app.commands import context_result, timeline_result
-from ..search.recall import gist, timeline
+from ..app.commands import context_result, timeline_entries, timeline_result
+from ..search.recall import gist
 from ..base.records import UsageError
-from ..search.results import MAX_GET_LINES, _content, read_cited
+from ..search.results import MAX_GET_LINES, gist_text, read_cited
 from ..files.sources import is_session, resolve_memory_dir
 
 
@@ -19,30 +18,27 @@ def cmd_timeline(args):
         if args.json:
             print_json(timeline_result(store, args.words[0], args.before, args.after, args.full))
             return 0
-        store.refresh()
-        entries = timeline(store, args.words[0], 3 if args.before is None else args.before,
-                           3 if args.after is None else args.after)
+        entries = timeline_entries(store, args.words[0], args.before, args.after)
     for e in entries:
         mark = ">" if e.anchor else " "
         head = "%s %s  %s  %s" % (mark, e.id, e.date, e.heading)
         if args.full:
             sys.stdout.write(head + "\n" + "".join("    %s\n" % l for l in e.text.split("\n")))
         else:
-            sys.stdout.write("%s\n    %s\n" % (head, gist(_content(e.text))))
+            sys.stdout.write("%s\n    %s\n" % (head, gist(gist_text(e.text))))
     return 0
 
 
 def cmd_context(args):
-    query = " ".join(args.words)
-    if not query.strip():
-        raise UsageError("empty query (try: search.sh context \"what to recall\" --budget 1500)")
     with embedding_store(args) as store:
-        filters = Filters(args.since, args.until, args.path, args.dated_only)
-        text, doc = context_result(store, query, args.budget, filters)
+        text, doc = context_result(store, " ".join(args.words), args.budget, args.since, args.until, args.path,
+                                   args.dated_only, args.today)
     if args.json:
         print_json(doc)
     else:
         sys.stdout.write(text)
+        if doc.get("note"):
+            sys.stderr.write("context: note: %s\n" % doc["note"])
     return 0
 
 

@@ -2,16 +2,15 @@
 loaded only when run), and the search command itself."""
 import sys
 
-from .cli import Command, embedding_store, run_cli, use_colour
-from ..app.commands import empty_note, recent_params, run_search, search_result
+from .cli import Command, embedding_store, run_cli, split_subcommand, use_colour
+from ..app.commands import empty_note, explain_hits, no_sessions_note, run_search, search_request, search_result, skipped_files
 from ..index.records import Filters, glob_matches
 from ..base.jsonout import print_json
-from ..base.options import (COMMON_OPTS, EMBED_CHOICES, FORCE_OPT, Opt, to_choice, to_count, to_date, to_days, to_folder,
-                      to_positive_int, to_seconds, to_unit_score)
+from ..base.options import (COMMON_OPTS, EMBED_CHOICES, EMBED_SHOWN, FORCE_OPT, Opt, to_choice, to_folder,
+                            to_positive_int, to_seconds)
 from ..text.params import DEFAULT_HALF_LIFE
-from ..search.ranking import MODES
+from ..search.ranking import ANSWER_CUT
 from ..search.recall import gist
-from ..base.records import UsageError
 from ..search.snippets import highlight
 from ..text.tokenizer import tokenize
 
@@ -32,47 +31,52 @@ def print_hits(hits, query, colour):
     for i, hit in enumerate(hits, 1):
         where = "%s:%d-%d" % (hit.path, hit.start_line, hit.end_line)
         heading = ("  " + dim + hit.heading + off) if hit.heading else ""
+        if hit.id in getattr(hits, "earlier", {}):
+            heading += "  %s(earlier, %s; newer: %s)%s" % (dim, hit.date or "undated", hits.earlier[hit.id], off)
         sys.stdout.write("%d. %.2f  %s%s%s%s\n" % (i, hit.score, bold, where, off, heading))
         sys.stdout.write("   %s\n" % highlight(hit.snippet, qterms, colour))
 
 
 # CLI
 
-EMBED_OPT = Opt(("--embed",), "embed", "PROVIDER", to_choice(*EMBED_CHOICES),
-                "semantic search with an embedding provider: " + ", ".join(EMBED_CHOICES)
+EMBED_OPT = Opt(("--embed",), "embed", "PROVIDER", to_choice(*EMBED_SHOWN, hidden=EMBED_CHOICES),
+                "semantic search with an embedding provider: " + ", ".join(EMBED_SHOWN)
                 + " (default $MEMORY_EMBED, else off)")
 
 
 SEARCH_OPTS = COMMON_OPTS + [
-    Opt(("--limit", "-n"), "limit", "N", to_positive_int, "how many results (default 5)"),
-    Opt(("--min-score",), "min_score", "X", to_unit_score,
-        "leave out results under X (0-1; 0.4 drops partial matches; 0 shows all)"),
-    Opt(("--since",), "since", "DATE", to_date, "only files dated on or after DATE (YYYY-MM-DD)"),
-    Opt(("--until",), "until", "DATE", to_date, "only files dated on or before DATE"),
+    Opt(("--limit", "-n"), "limit", "N", str, "how many results (default 5)"),
+    Opt(("--min-score",), "min_score", "X", str,
+        "leave out results under X (0-1; %g drops partial matches; 0 shows all)" % ANSWER_CUT),
+    Opt(("--since",), "since", "DATE", str, "only files dated on or after DATE (YYYY-MM-DD)"),
+    Opt(("--until",), "until", "DATE", str, "only files dated on or before DATE"),
     Opt(("--dated-only",), "dated_only", None, None, "leave out undated files such as MEMORY.md"),
+    Opt(("--today",), "today", "DATE", str,
+        "read the query's relative dates (yesterday, 上周三, last week) against DATE, not the clock's "
+        "(default $MEMORY_TODAY)"),
     Opt(("--path",), "path", "GLOB", str, "only paths matching GLOB, or under a folder"),
-    Opt(("--mode",), "mode", "MODE", to_choice(*MODES),
+    Opt(("--mode",), "mode", "MODE", str,
         "hybrid (default), keyword (BM25) or vector (TF-IDF)"),
     Opt(("--related",), "related", None, None,
         "also list memories linked to the top hits by shared entities (see link.sh)"),
-    Opt(("--source",), "source", "SOURCE", to_choice("memory", "sessions", "all"),
+    Opt(("--source",), "source", "SOURCE", str,
         "memory, sessions (transcripts; see --sessions) or all (default)"),
     Opt(("--compact",), "compact", None, None, "one short line per hit: id, date, score, gist"),
     EMBED_OPT,
-    Opt(("--sort",), "sort", "ORDER", to_choice("score", "date"),
+    Opt(("--sort",), "sort", "ORDER", str,
         "score (default) or date (newest first, after the cut)"),
     Opt(("--recent",), "recent", None, None,
         "prefer newer notes: 0.3 of a hit's score halves every %g days of its age, counted from the "
         "newest note (undated MEMORY.md counts as new; off by default)" % DEFAULT_HALF_LIFE),
-    Opt(("--half-life",), "half_life", "DAYS", to_days, "--recent with this half-life instead of %g days"
+    Opt(("--half-life",), "half_life", "DAYS", str, "--recent with this half-life instead of %g days"
         % DEFAULT_HALF_LIFE),
     Opt(("--explain",), "explain", None, None,
         "say what each hit matched (after folding and synonyms), each channel's score, the bonus, "
         "and why weaker hits were cut"),
 ]
 TIMELINE_OPTS = COMMON_OPTS + [
-    Opt(("--before",), "before", "N", to_count, "memories before the anchor (default 3)"),
-    Opt(("--after",), "after", "N", to_count, "memories after the anchor (default 3)"),
+    Opt(("--before",), "before", "N", str, "memories before the anchor (default 3)"),
+    Opt(("--after",), "after", "N", str, "memories after the anchor (default 3)"),
     Opt(("--full",), "full", None, None, "print every line, not a gist"),
 ]
 ADD_OPTS = COMMON_OPTS + [
@@ -88,8 +92,8 @@ WATCH_OPTS = COMMON_OPTS + [
     Opt(("--quiet",), "quiet", None, None, "no line per sync on stderr"),
     EMBED_OPT,
 ]
-CONTEXT_OPTS = COMMON_OPTS + [o for o in SEARCH_OPTS if o.dest in ("since", "until", "dated_only", "path")] + [
-    Opt(("--budget",), "budget", "TOKENS", to_positive_int, "size of the pack (default 1500)"),
+CONTEXT_OPTS = COMMON_OPTS + [o for o in SEARCH_OPTS if o.dest in ("since", "until", "dated_only", "path", "today")] + [
+    Opt(("--budget",), "budget", "TOKENS", str, "size of the pack (50-32000; default 1500)"),
     EMBED_OPT,
 ]
 GET_OPTS = COMMON_OPTS + [
@@ -133,7 +137,8 @@ exit codes: 0 ok (also when nothing matches), 1 runtime error, 2 usage error.
 environment: MEMORY_DIR (memory folder), MEMORY_BACKEND (auto|sqlite|json|postgres),
 MEMORY_INDEX_DIR (index location), MEMORY_PYTHON (the wrappers' interpreter),
 MEMORY_SESSIONS_DIR (transcripts), MEMORY_EMBED (embedding provider; see README),
-MEMORY_DEBUG=1 (tracebacks), NO_COLOR (no colour)."""
+MEMORY_TODAY (the day relative dates are read against), MEMORY_DEBUG=1 (tracebacks),
+NO_COLOR (no colour)."""
 
 REINDEX_HELP = """examples:
   reindex.sh                  back up the index, rebuild it from the Markdown
@@ -141,35 +146,29 @@ REINDEX_HELP = """examples:
 
 
 def cmd_search(args):
-    query = " ".join(args.words)
-    if not query.strip():
-        raise UsageError("empty query (try: search.sh \"what to find\")")
-    if args.since and args.until and args.since > args.until:
-        raise UsageError("--since %s is after --until %s" % (args.since, args.until))
+    request = search_request(" ".join(args.words), args.limit, args.mode, args.min_score, args.since, args.until,
+                             args.path, args.dated_only, args.source, args.sort, args.recent, args.half_life,
+                             args.compact, args.explain, args.today)
     with embedding_store(args) as store:
-        filters = Filters(args.since, args.until, args.path, args.dated_only,
-                          None if args.source in (None, "all") else args.source)
-        recent = args.half_life or (DEFAULT_HALF_LIFE if args.recent else None)
-        hits = run_search(store, query, args.limit, args.mode, args.min_score, filters, args.sort, recent)
+        hits = run_search(store, request)
         related = linked_memories(store, hits) if args.related else None
         explain_no_hits(store, hits, args)
+        say_skipped(store)
         if args.json:
-            doc = search_result(store, query, args.limit, args.mode, args.min_score, filters, compact=args.compact,
-                                hits=hits, explain=args.explain, recent=recent)
+            doc = search_result(store, request, hits)
             if related is not None:
                 from ..links.graph import related_json
                 doc["related"] = [related_json(r, related_to=via) for r, via in related]
             print_json(doc)
         elif args.compact:
-            print_compact(hits, query)
+            print_compact(hits, request.query)
         else:
-            print_hits(hits, query, use_colour())
+            print_hits(hits, request.query, use_colour())
             if related:
                 print_related(related)
         if args.explain and not args.json:
-            from ..search.explain import explain, print_explained
-            print_explained(hits, *explain(store, query, hits, args.limit, args.mode, args.min_score, filters,
-                                           recent_params(store, recent)))
+            from ..search.explain import dates_read, print_explained
+            print_explained(hits, *explain_hits(store, request, hits), dates=dates_read(request.query, request.filters))
     return 0
 
 
@@ -177,11 +176,21 @@ def explain_no_hits(store, hits, args):
     """A note on stderr when nothing matched for a reason the user can fix."""
     if hits:
         return
-    note = empty_note(store)
+    note = empty_note(store) or no_sessions_note(store, Filters(source=args.source))
     if note:
         sys.stderr.write("search: note: %s\n" % note)
     elif args.path and not any(glob_matches(args.path, p) for p in store.known_files()):
         sys.stderr.write("search: note: no memory file matches --path %r\n" % args.path)
+
+
+def say_skipped(store):
+    """A note on stderr naming the files no search can see (another encoding)."""
+    skipped = skipped_files(store)
+    if skipped:
+        sys.stderr.write("search: note: %d file%s skipped, not searchable: %s (search.sh status says how to fix)\n"
+                         % (len(skipped), "" if len(skipped) == 1 else "s",
+                            ", ".join("%s (%s)" % (s["path"], s["issue"]) for s in skipped[:3])
+                            + (" and %d more" % (len(skipped) - 3) if len(skipped) > 3 else "")))
 
 
 def linked_memories(store, hits, limit=3):
@@ -197,31 +206,54 @@ def print_related(related):
                          % (r.score, r.path, r.start_line, r.end_line, r.heading, ", ".join(r.shared[:4]), via))
 
 
+def door(name):
+    """The module that runs a subcommand, imported only when it runs (a
+    search never loads the MCP server)."""
+    if name == "mcp":
+        from . import mcp as module
+    elif name == "watch":
+        from . import watch as module
+    elif name == "report":
+        from . import cli_link as module
+    elif name in ("get", "timeline", "context"):
+        from . import cli_recall as module
+    else:
+        from . import cli_admin as module
+    return module
+
+
 COMMANDS = {
     None: Command(SEARCH_OPTS, "search.sh [options] QUERY...",
                   "Search the Markdown memory folder (hybrid BM25 + TF-IDF), with citations.", cmd_search,
                   True, SEARCH_HELP),
     "get": Command(GET_OPTS, "search.sh get PATH [--from N] [--lines M] [--json]",
-                   "Print lines of a memory file (never outside the memory folder).", "doors.cli_recall:cmd_get"),
+                   "Print lines of a memory file (never outside the memory folder).",
+                   lambda args: door("get").cmd_get(args)),
     "timeline": Command(TIMELINE_OPTS, "search.sh timeline ID|CITATION|DATE [--before N] [--after N] [--full]",
                         "What happened around a memory in time: the chunks before and after it in its "
-                        "file and in the daily logs of the days around it, oldest first.", "doors.cli_recall:cmd_timeline"),
+                        "file and in the daily logs of the days around it, oldest first.",
+                        lambda args: door("timeline").cmd_timeline(args)),
     "context": Command(CONTEXT_OPTS, "search.sh context QUERY... [--budget TOKENS] [--json]",
                        "The best passages for a query, with citations, as one Markdown block that fits "
                        "a token budget (1 token per CJK character, 1 per 4 other characters).",
-                       "doors.cli_recall:cmd_context"),
+                       lambda args: door("context").cmd_context(args)),
     "add": Command(ADD_OPTS, "search.sh add TEXT|- [--heading H] [--tag T]... [--file PATH] [--json]",
                    "Append a note to today's daily log (memory/YYYY-MM-DD.md), or to --file; - reads "
-                   "the note from standard input.  Prints where it went (path:first-last).", "doors.cli_admin:cmd_add"),
+                   "the note from standard input.  Prints where it went (path:first-last).",
+                   lambda args: door("add").cmd_add(args)),
     "mcp": Command(COMMON_OPTS + [EMBED_OPT], "search.sh mcp [--dir DIR]",
                    "Serve the memory to an MCP client over stdio (JSON-RPC 2.0, one message per line): "
                    "memory_search, memory_get, memory_add, memory_related, memory_entity, "
-                   "memory_timeline, memory_context, memory_status.", "doors.mcp:cmd_mcp", False),
+                   "memory_timeline, memory_context, memory_status.",
+                   lambda args: door("mcp").cmd_mcp(args), False),
     "watch": Command(WATCH_OPTS, "search.sh watch [--interval SECONDS] [--quiet]",
                      "Keep the index fresh until stopped (Ctrl-C or SIGTERM); searches meanwhile skip "
-                     "their own check of the folder.", "doors.watch:cmd_watch", False),
-    "status": Command(COMMON_OPTS + [EMBED_OPT], "search.sh status [--json]", "Show the index's state.", "doors.cli_admin:cmd_status"),
-    "sync": Command(COMMON_OPTS + [EMBED_OPT], "search.sh sync [--json]", "Bring the index up to date.", "doors.cli_admin:cmd_sync"),
+                     "their own check of the folder.",
+                     lambda args: door("watch").cmd_watch(args), False),
+    "status": Command(COMMON_OPTS + [EMBED_OPT], "search.sh status [--json]", "Show the index's state.",
+                      lambda args: door("status").cmd_status(args)),
+    "sync": Command(COMMON_OPTS + [EMBED_OPT], "search.sh sync [--json]", "Bring the index up to date.",
+                    lambda args: door("sync").cmd_sync(args)),
     "report": Command(COMMON_OPTS + [
         Opt(("--html",), "html", None, None, "the page as HTML (the one format so far)"),
         Opt(("--output", "-o"), "output", "FILE", to_folder, "write to FILE instead of standard output"),
@@ -229,17 +261,20 @@ COMMANDS = {
         Opt(("--top",), "top", "N", to_positive_int, "entities on the page (default 2000)")],
         "search.sh report --html [-o FILE [--force]] [--top N]",
         "One self-contained HTML page of what the memory holds: the entity graph, a timeline, "
-        "citations with their lines (the same page as link.sh graph --format html).", "doors.cli_link:cmd_report", False),
+        "citations with their lines (the same page as link.sh graph --format html).",
+        lambda args: door("report").cmd_report(args), False),
     "reindex": Command(REINDEX_OPTS, "reindex.sh [--check] [--json] [--dir DIR] [--backend NAME]",
                        "Back up the index (the last 3 are kept) and rebuild it from the Markdown.\n"
                        "--check changes nothing and exits 0 either way (with --json it says\n"
-                       "\"stale\": true or false).", "doors.cli_admin:cmd_reindex", False, REINDEX_HELP),
+                       "\"stale\": true or false).",
+                       lambda args: door("reindex").cmd_reindex(args), False, REINDEX_HELP),
 }
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["hook"]:  # agent lifecycle hooks: they fail open, never the CLI's errors
+    name, rest = split_subcommand(argv, COMMANDS, others=("hook",))
+    if name == "hook":  # agent lifecycle hooks, after --dir DIR too: they fail open, never the CLI's errors
         from .hooks import main as hook_main
-        return hook_main(argv[1:])
-    return run_cli(argv, COMMANDS, "reindex" if argv[:1] == ["reindex"] else "search")
+        return hook_main(rest)
+    return run_cli(argv, COMMANDS, "reindex" if name == "reindex" else "search")

@@ -1,5 +1,5 @@
 """search.sh hook: one entry point for agents' lifecycle hooks (Claude Code,
-Codex, OpenClaw through its handler).  Reads the event JSON on stdin and acts
+Codex, OpenClaw through its plugin).  Reads the event JSON on stdin and acts
 on hook_event_name:
 
   SessionStart       a cited memory brief as additionalContext (after a
@@ -9,7 +9,8 @@ on hook_event_name:
                      a calibrated cut, or nothing; never what this session
                      already received
   PreCompact, SessionEnd (and Stop with --stop or MEMORY_HOOK_STOP=1)
-                     capture the session into memory/<day>-session-<id>.md
+                     capture the session (its transcript_path, or the
+                     event's messages) into memory/<day>-session-<id>.md
 
 It fails open: on any problem it prints nothing, exits 0 and appends one
 line to hooks.log beside the index (MEMORY_DEBUG=1: on stderr too).
@@ -24,12 +25,13 @@ import re
 import sys
 import time
 
-from ..base.fileio import FileLock
+from ..app.commands import run_search, search_request
+from ..base.fileio import FileLock, write_json_atomic
 from ..files.notes import append_memory
-from ..search.ranking import search
-from ..search.recall import RECALL_CUT, choose, estimate_tokens, pack_lines, unheld
+from ..search.recall import RECALL_CUT, RECALL_FLOOR, choose, estimate_tokens, pack_lines, unheld
 from ..files.sources import locate_index_dir, resolve_memory_dir, safe_join, user_cache_dir
 from ..store.memory_store import MemoryStore
+from ..text.redact import redact
 from ..text.tokenizer import tokenize
 
 BRIEF_TOKENS = 1500
@@ -86,10 +88,7 @@ class Hook:
     def save(self, session, data):
         path = self.state_path(session)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = "%s.%d.tmp" % (path, os.getpid())
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        os.replace(tmp, path)
+        write_json_atomic(path, data)
 
 
 def _log_line(base, line):
@@ -116,10 +115,6 @@ def _safe_id(session):
         return clean
     import hashlib
     return (clean[:40] + "-" if clean else "") + hashlib.sha1(s.encode("utf-8", "replace")).hexdigest()[:12]
-
-
-def _short(session):
-    return _safe_id(session).replace("-", "")[:8] or "unknown"
 
 
 def _parse(argv):
@@ -272,7 +267,8 @@ def trivial(prompt):
     return not tokenize(p[:MAX_QUERY_CHARS])
 
 
-def recall(root, prompt, held=(), skip_paths=(), budget=RECALL_TOKENS, cut=RECALL_CUT, store=None):
+def recall(root, prompt, held=(), skip_paths=(), budget=RECALL_TOKENS, cut=RECALL_CUT, floor=RECALL_FLOOR,
+           store=None):
     """(markdown, [(path, first, last)], [line keys]): the passages worth
     injecting for a prompt (recall.choose), without the lines the session
     holds, packed within budget; ("", [], []) when nothing is."""
@@ -280,15 +276,15 @@ def recall(root, prompt, held=(), skip_paths=(), budget=RECALL_TOKENS, cut=RECAL
     own = store is None
     store = store or MemoryStore(root, warn=lambda msg: None)
     try:
-        hits = search(store, query, limit=RECALL_HITS, sync=own)
+        hits = run_search(store, search_request(query, limit=RECALL_HITS), sync=own)
     finally:
         if own:
             store.close()
-    chosen = unheld(choose(hits, query, cut, skip_paths=skip_paths), held)
+    chosen = unheld(choose(hits, query, cut, floor, skip_paths), held)
     if not chosen:
         return "", [], []
     text, ranges, keys = pack_lines(chosen, query, budget)
-    return (text, ranges, keys) if ranges else ("", [], [])
+    return (redact(text), ranges, keys) if ranges else ("", [], [])  # recall goes out unasked: no secret in it
 
 
 def user_prompt(hook, event, opts):
@@ -316,27 +312,30 @@ def user_prompt(hook, event, opts):
 # --- capture: PreCompact, SessionEnd, Stop ------------------------------------
 
 def capture(hook, event, opts, state=None):
-    """Capture the session's transcript into its block; the block's path (or None)."""
+    """Capture the session's transcript (or the messages the event carries:
+    OpenClaw's plugin) into its block; the block's path (or None)."""
     from ..app import capture as cap
     session = event.get("session_id")
     path = event.get("transcript_path")
-    if not path or not isinstance(path, str):
-        hook.log("no transcript_path: nothing captured")
-        return None
-    path = os.path.expanduser(path)
-    if not os.path.isfile(path):
-        hook.log("transcript not found: %s" % path)
-        return None
+    messages = event.get("messages") if isinstance(event.get("messages"), list) else None
+    if messages is None:
+        if not path or not isinstance(path, str):
+            hook.log("no transcript_path: nothing captured")
+            return None
+        path = os.path.expanduser(path)
+        if not os.path.isfile(path):
+            hook.log("transcript not found: %s" % path)
+            return None
     state = hook.load(session) if state is None else state
-    lines = cap.capture_lines(path, event.get("cwd"))
+    lines = cap.capture_lines(path, event.get("cwd"), messages=messages)
     if not lines:
         return state.get("capture")
-    short = _short(session)
-    rel = state.get("capture") or "memory/%s-session-%s.md" % (time.strftime("%Y-%m-%d"), short)
+    name = _safe_id(session)  # the whole id: Codex's (UUIDv7) share their first digits within a minute
+    rel = state.get("capture") or "memory/%s-session-%s.md" % (time.strftime("%Y-%m-%d"), name)
     lock_path = os.path.join(hook.base, "hooks", "capture")  # FileLock locks capture.lock
     os.makedirs(os.path.dirname(lock_path), exist_ok=True)
     with FileLock(lock_path):
-        added = _write_block(hook, rel, session, short, lines, event)
+        added = _write_block(hook, rel, session, name, lines, event)
     state["capture"] = rel
     state["updated"] = time.time()
     _save_quietly(hook, session, state)
@@ -350,7 +349,7 @@ def capture(hook, event, opts, state=None):
     return rel
 
 
-def _write_block(hook, rel, session, short, lines, event):
+def _write_block(hook, rel, session, name, lines, event):
     """Append to the session's file the lines it does not hold yet (the first
     capture writes its heading and anchor); the number of lines added."""
     full = safe_join(hook.root, rel)
@@ -361,7 +360,8 @@ def _write_block(hook, rel, session, short, lines, event):
         old = ""
     have = {l.strip().casefold() for l in old.splitlines()}
     new = [l for l in lines if l.strip().casefold() not in have]
-    room = 8000 - len(old)
+    from ..app.capture import MAX_BLOCK_CHARS  # loaded already: the capture called us
+    room = MAX_BLOCK_CHARS - len(old)
     kept, used = [], 0
     for l in new:
         if used + len(l) + 1 > room:
@@ -372,7 +372,7 @@ def _write_block(hook, rel, session, short, lines, event):
         return 0
     if not old.strip():
         where = os.path.basename((event.get("cwd") or "").rstrip("/")) or "-"
-        head = ["# %s session %s" % (time.strftime("%Y-%m-%d"), short), "",
+        head = ["# %s session %s" % (time.strftime("%Y-%m-%d"), name), "",
                 "<!-- session:%s -->" % _safe_id(session),
                 "## Session %s (%s, %s)" % (time.strftime("%H:%M"), where, event.get("hook_event_name"))]
         kept = head + kept

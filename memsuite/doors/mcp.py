@@ -6,14 +6,13 @@ the server: a bad one gets a JSON-RPC error or an isError result."""
 import sys
 
 from .cli import embedding_store, no_words
-from ..app.commands import add_result, context_result, empty_note, search_result, status_result, timeline_result
-from ..index.records import Filters
+from ..app.commands import (RULES, add_result, checked, context_result, empty_note, search_request, search_result,
+                             status_result, timeline_result)
 from ..base.jsonout import to_json
-from ..base.options import to_date
-from ..text.params import DEFAULT_HALF_LIFE
-from ..search.ranking import MODES
+from ..search.ranking import ANSWER_CUT, MODES
 from ..base.records import StoreError, UsageError
 from ..search.results import read_cited
+from ..text.tokenizer import MAX_QUERY_CHARS
 
 
 # MCP server: the same library calls for any MCP client, over stdio
@@ -24,6 +23,7 @@ from ..search.results import read_cited
 MCP_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 SERVER_VERSION = "1.0.0"
 _STRING = {"type": "string"}
+_QUERY = dict(_STRING, maxLength=MAX_QUERY_CHARS)  # longer is refused, as by the CLI
 _LIMIT = {"type": "integer", "minimum": 1, "maximum": 50}
 
 
@@ -39,15 +39,17 @@ MCP_TOOLS = [
     _tool("memory_search", "Search memory",
           "Search the user's Markdown memory (daily logs, MEMORY.md) in Chinese or English. Use before "
           "answering about past work, decisions, people, preferences or dates. Returns hits with "
-          "citations (path:first-last); scores of 0.4 and more answer most of the query.",
-          {"query": _STRING, "limit": _LIMIT, "since": dict(_STRING, description="YYYY-MM-DD"),
+          "citations (path:first-last); scores of %g and more answer most of the query." % ANSWER_CUT,
+          {"query": _QUERY, "limit": _LIMIT, "since": dict(_STRING, description="YYYY-MM-DD"),
            "until": dict(_STRING, description="YYYY-MM-DD"), "path": dict(_STRING, description="glob or folder"),
+           "today": dict(_STRING, description="YYYY-MM-DD: the day relative dates in the query (yesterday, "
+                                              "上周三, last week) are read against; default MEMORY_TODAY or the clock's"),
            "min_score": {"type": "number", "minimum": 0, "maximum": 1},
            "mode": {"type": "string", "enum": list(MODES)}, "compact": {"type": "boolean"},
            "sort": {"type": "string", "enum": ["score", "date"]},
            "recent": dict({"type": "boolean"}, description="prefer newer notes (half-life 30 days; off by default): "
                                                            "use when a fact may have changed"),
-           "half_life": dict({"type": "number", "minimum": 0.1, "maximum": 36500},
+           "half_life": dict({"type": "number", "exclusiveMinimum": 0, "maximum": 36500},
                              description="recent, with this half-life in days"),
            "explain": dict({"type": "boolean"}, description="say what each hit matched and scored, "
                                                             "and why weaker hits were cut")}, ["query"]),
@@ -56,7 +58,8 @@ MCP_TOOLS = [
           {"path": dict(_STRING, description="a citation, a chunk id (file.md#2) or a file"),
            "from": {"type": "integer", "minimum": 1}, "lines": {"type": "integer", "minimum": 1}}, ["path"]),
     _tool("memory_add", "Add a memory",
-          "Append a note to today's daily log (or to a named memory file); returns its citation.",
+          "Append a note to today's daily log (or to a named memory file); returns its citation "
+          "and the heading it landed under.",
           {"text": _STRING, "heading": _STRING, "tags": {"type": "array", "items": _STRING},
            "file": dict(_STRING, description="a memory file inside the folder, e.g. MEMORY.md"),
            "request": dict(_STRING, description="a key for this note: a retry with the same key "
@@ -74,7 +77,7 @@ MCP_TOOLS = [
            "after": {"type": "integer", "minimum": 0, "maximum": 50}}, ["anchor"]),
     _tool("memory_context", "Context pack",
           "The best passages for a query as one Markdown block within a token budget.",
-          {"query": _STRING, "budget": {"type": "integer", "minimum": 50, "maximum": 32000}}, ["query"]),
+          {"query": _QUERY, "budget": {"type": "integer", "minimum": 50, "maximum": 32000}}, ["query"]),
     _tool("memory_status", "Memory status", "The index's state: folder, files, chunks, what is stale.", {}),
 ]
 
@@ -167,14 +170,10 @@ class McpServer:
 
     # --- the tools: each returns what the CLI prints with --json -------------
     def _memory_search(self, a):
-        for key in ("since", "until"):
-            if a.get(key):
-                to_date(a[key])
-        filters = Filters(a.get("since"), a.get("until"), a.get("path"), False)
-        recent = a.get("half_life") or (DEFAULT_HALF_LIFE if a.get("recent") else None)
-        return search_result(self.store, a["query"], a.get("limit"), a.get("mode"), a.get("min_score"),
-                             filters, a.get("sort"), a.get("compact", False), explain=a.get("explain", False),
-                             recent=recent)
+        return search_result(self.store, search_request(
+            a["query"], a.get("limit"), a.get("mode"), a.get("min_score"), a.get("since"), a.get("until"),
+            a.get("path"), False, None, a.get("sort"), a.get("recent"), a.get("half_life"), a.get("compact"),
+            a.get("explain"), a.get("today")))
 
     def _memory_get(self, a):
         self.store.refresh()
@@ -191,11 +190,11 @@ class McpServer:
 
     def _memory_related(self, a):
         linker, graph = self._graph()
-        return linker.related_report(graph, a["target"], a.get("limit", 5))[1]
+        return linker.related_report(graph, a["target"], checked("limit", a.get("limit", 5)))[1]
 
     def _memory_entity(self, a):
         linker, graph = self._graph()
-        return linker.entity_report(graph, a["name"], a.get("limit", 20))[1]
+        return linker.entity_report(graph, a["name"], checked("limit", a.get("limit", 20)))[1]
 
     def _memory_timeline(self, a):
         return timeline_result(self.store, a["anchor"], a.get("before"), a.get("after"))
@@ -227,7 +226,8 @@ _JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean":
 
 
 def _check_arguments(schema, arguments):
-    """The subset of JSON Schema the tools use: required, types, enums, bounds."""
+    """The subset of JSON Schema the tools use: required, types, enums, bounds
+    (the values the command layer has a rule for are left to it)."""
     properties = schema["properties"]
     for key in schema["required"]:
         if key not in arguments:
@@ -240,6 +240,11 @@ def _check_arguments(schema, arguments):
         if not isinstance(value, kind) or (spec["type"] in ("integer", "number") and isinstance(value, bool)) \
                 or (spec["type"] == "number" and value != value):
             raise ToolError("%s must be of type %s" % (key, spec["type"]))
+        if key in RULES:  # the command layer's rule, in the CLI's words, then this door's cap
+            checked(key, value)
+            if "maximum" in spec and value > spec["maximum"]:  # agents' context is small
+                raise ToolError("%s: must be at most %s: %r" % (key, spec["maximum"], value))
+            continue
         if "enum" in spec and value not in spec["enum"]:
             raise ToolError("%s must be one of: %s" % (key, ", ".join(spec["enum"])))
         if "minimum" in spec and value < spec["minimum"] or "maximum" in spec and value > spec["maximum"]:

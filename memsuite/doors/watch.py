@@ -1,10 +1,10 @@
 """watch: keep the index fresh in the background, cheaply."""
-import os
 import sys
 import time
 
 from .cli import embedding_store, no_words, plural
 from ..base.records import StoreError
+from ..store.watched import folders_changed, remove_watched, save_watched, stats_of
 
 
 # Watch: keep the index fresh for a long-running agent
@@ -21,41 +21,38 @@ def watch(store, interval=1.0, stop=None, log=None):
     (the HOT_LIMIT newest), MEMORY.md and the folders' times
     (a file added or removed changes them); every 30 seconds, backing off to
     5 minutes while nothing changes, every file.  After each check it leaves
-    a heartbeat beside the index, so that searches meanwhile skip their own
-    check.  log(message) receives one line per sync that changed something."""
+    a heartbeat beside the index, and the recent files as it saw them, so
+    that searches meanwhile look at those alone, not at every file.  log(message) receives one line per sync that changed something."""
     import threading
     stop = stop or threading.Event()
     log = log or (lambda message: None)
-    folders, hot, last_full, period = {}, [], 0.0, FULL_SCAN_SECONDS[0]
+    folders, hot, last_full, period, saved = {}, [], 0.0, FULL_SCAN_SECONDS[0], None
     while not stop.is_set():
         try:
-            if time.time() - last_full >= period or _folders_changed(folders):
+            if time.time() - last_full >= period or folders_changed(folders):
                 folders = {}
                 scan = store.discover(folders)
                 report = store.sync(scan=scan)
                 hot = _hot_files(scan[0])
+                wanted = set(hot)
+                seen = [f for f in scan[0] if f.path in wanted]
                 last_full = time.time()
                 period = FULL_SCAN_SECONDS[0] if _changed(report) else min(2 * period, FULL_SCAN_SECONDS[1])
             else:
+                seen = store.stat(hot)  # before the sync: it indexes these or newer
                 report = store.sync(only=hot)
+            if (stats_of(seen), folders) != saved:  # searches meanwhile look at these files too
+                saved = (stats_of(seen), dict(folders))
+                save_watched(store.index_dir, *saved)
             if _changed(report):
                 period = FULL_SCAN_SECONDS[0]
                 log("synced %s; %s" % (_report_text(report), plural(store.chunk_count(), "chunk")))
-            store.beat(interval, last_full)
+            store.heartbeat.beat(interval, last_full)
         except StoreError as exc:
             log("warning: %s; trying again" % exc)
         stop.wait(interval)
-    store.stop_beating()
-
-
-def _folders_changed(folders):
-    for folder, mtime in folders.items():
-        try:
-            if os.stat(folder).st_mtime_ns != mtime:
-                return True
-        except OSError:
-            return True
-    return False
+    store.heartbeat.stop()
+    remove_watched(store.index_dir)
 
 
 def _hot_files(found):

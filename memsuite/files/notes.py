@@ -1,9 +1,14 @@
 """Writing memories: the one place that changes a user's Markdown.
 
-A note goes at the end of a file, or at the end of the section its heading
-names; the text of earlier lines never changes, and a file is never left
-half written."""
+A note goes at the end of the section its heading names, or, without one,
+where a reader of the file expects an unsorted note: at the end of a day's
+log under no heading or a timestamped one (a new '## HH:MM' when the log
+ends inside a named section), at the end of any other file under its
+'## Notes' section when it ends inside a named one; never inside or right
+after a private block.  The text of earlier lines never changes, and a file
+is never left half written."""
 import os
+import re
 import time
 
 from ..base.fileio import FileLock, write_bytes_atomic
@@ -13,8 +18,13 @@ from ..base.records import StoreError, UsageError, record
 from .sources import NO_MEMORY_FOLDER, check_memory_path, is_suite_folder, locate_index_dir
 
 
-Added = record("Added", "path start_line end_line created")
-Added.__doc__ = "Where append_memory wrote: the file, the 1-based lines of the new note, a new file?"
+Added = record("Added", "path start_line end_line created heading", [None])
+Added.__doc__ = ("Where append_memory wrote: the file, the 1-based lines of the new note, a new file?, "
+                 "and the heading it landed under (None: under none)")
+
+NOTES_HEADING = "Notes"  # where a note without --heading goes in a file that ends inside a named section
+_TIMESTAMP = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?!\d)")  # '## 14:05', '## Session 14:05 (shop)'
+_DAILY = re.compile(r"(?:^|/)\d{4}-\d{2}-\d{2}[^/]*\.md$", re.I)
 
 
 ADD_LOCK = "add"  # <index folder>/add.lock: the writers of a folder's notes take turns through it
@@ -27,7 +37,7 @@ def append_memory(root, text, heading=None, tags=(), path=None, today=None, inde
     kept as written; tags go at its end (#tag).  With a heading the file
     already has as '## heading', the note goes at the end of that section
     (the lines after it move down; none changes); else the heading comes
-    first as '## heading'.  The text of earlier lines never changes (a
+    first as '## heading'.  Without a heading, see place_unsorted.  The text of earlier lines never changes (a
     missing newline at the end of the file is added).  Writers take turns
     through a lock file in the index folder (index_dir, else the one the
     folder's index is found in), so notes from processes adding at once
@@ -89,18 +99,63 @@ def _entry(text, heading, tags):
 
 def _write_note(rel, full, entry, date, daily, heading):
     """Write entry into the note, the caller holding the writers' lock: at
-    the end of the file, or at the end of its '## heading' section (without
-    a second heading); the Added lines."""
+    the end of its '## heading' section (without a second heading), or where
+    place_unsorted says; the Added lines and the heading they are under."""
     with open(full, "a+b") as f:
         f.seek(0)
         old = f.read()
         lines = _old_lines(rel, old)
-        where = _section_end(lines, heading) if heading and lines else None
-        if where is not None:
-            entry = entry[1:]  # the section's own heading is already there
+        if heading:
+            where = _section_end(lines, heading) if lines else None
+            if where is not None:
+                entry = entry[1:]  # the section's own heading is already there
+            under = heading
+        else:
+            where, entry, under = place_unsorted(lines, entry, daily or bool(_DAILY.search(rel)))
         if where is None or where == len(lines):
-            return _append(f, rel, old, lines, entry, date, daily)
-    return _insert(full, rel, old, lines, where, entry)  # with the note closed: Windows replaces no open file
+            added = _append(f, rel, old, lines, entry, date, daily)
+            return added._replace(heading=under or (date if daily and not lines else None))
+    return _insert(full, rel, old, lines, where, entry)._replace(heading=under)  # Windows replaces no open file
+
+
+def place_unsorted(lines, entry, daily):
+    """(where, entry, heading) of a note without --heading: the end of the
+    file (where None) when it ends under no heading, a title or a timestamped
+    heading; else, and when it ends right after a private block, a day's log
+    gets a new '## HH:MM' heading and any other file the end of its '## Notes'
+    section (made at the end when missing)."""
+    last, level = _last_heading(lines)
+    closed_private = any(l.strip() for l in lines) and \
+        next(l for l in reversed(lines) if l.strip()).strip().lower() == "</private>"
+    if not closed_private and (last is None or level == 1 or _TIMESTAMP.search(last)):
+        return None, entry, last
+    if daily:
+        stamp = time.strftime("%H:%M")
+        return None, ["## " + stamp] + entry, stamp
+    where = _section_end(lines, NOTES_HEADING)
+    if where is not None and not (where == len(lines) and closed_private):
+        return where, entry, NOTES_HEADING
+    return None, ["## " + NOTES_HEADING] + entry, NOTES_HEADING
+
+
+def _last_heading(lines):
+    """(text, level) of the file's last heading, or (None, 0)."""
+    found = [(text, level) for _, level, text in _headings(lines)]
+    return found[-1] if found else (None, 0)
+
+
+def _headings(lines):
+    """(index, level, text) of every heading outside fenced code."""
+    fence = None
+    for i, line in enumerate(lines):
+        m = pattern("fence").match(line)
+        if m:
+            mark = m.group(1)[0]
+            fence = None if fence == mark else (fence or mark)
+            continue
+        if not fence and is_heading(line):
+            h = pattern("heading").match(line)
+            yield i, len(h.group(1)), " ".join((h.group(2) or "").split())
 
 
 def _old_lines(rel, old):
@@ -146,19 +201,11 @@ def _section_end(lines, heading):
     '## heading' section (the file's length when it is the last section),
     or None when the file has no such heading.  Fenced code is skipped."""
     wanted = " ".join(heading.split()).casefold()
-    found, fence = None, None
+    found = None
     levels = []  # (index, level) of every heading outside fences
-    for i, line in enumerate(lines):
-        m = pattern("fence").match(line)
-        if m:
-            mark = m.group(1)[0]
-            fence = None if fence == mark else (fence or mark)
-            continue
-        if fence or not is_heading(line):
-            continue
-        h = pattern("heading").match(line)
-        levels.append((i, len(h.group(1))))
-        if len(h.group(1)) == 2 and " ".join((h.group(2) or "").split()).casefold() == wanted:
+    for i, level, text in _headings(lines):
+        levels.append((i, level))
+        if level == 2 and text.casefold() == wanted:
             found = len(levels) - 1
     if found is None:
         return None
@@ -216,7 +263,8 @@ def add_once(root, index_dir, request, text, heading=None, tags=(), path=None):
             return seen[request], True
         added = append_memory(root, text, heading, tags, path, index_dir=index_dir)
         rows = list(seen.items())[-(REQUESTS_KEPT - 1):] + [(request, added)]
-        data = "".join("%s\t%s\t%d\t%d\t%d\n" % (k, a.path, a.start_line, a.end_line, a.created) for k, a in rows)
+        data = "".join("%s\t%s\t%d\t%d\t%d\t%s\n" % (k, a.path, a.start_line, a.end_line, a.created, " ".join((a.heading or "").split()))
+                       for k, a in rows)
         try:
             write_bytes_atomic(log, data.encode("utf-8", "surrogatepass"))
         except OSError:
@@ -230,8 +278,9 @@ def _read_requests(log):
         with open(log, encoding="utf-8", errors="replace") as f:
             for line in f:
                 parts = line.rstrip("\n").split("\t")
-                if len(parts) == 5:
-                    seen[parts[0]] = Added(parts[1], int(parts[2]), int(parts[3]), parts[4] == "1")
+                if len(parts) in (5, 6):  # 5: written before the heading was kept
+                    seen[parts[0]] = Added(parts[1], int(parts[2]), int(parts[3]), parts[4] == "1",
+                                           parts[5] if len(parts) == 6 and parts[5] else None)
     except (OSError, ValueError):
         pass
     return seen

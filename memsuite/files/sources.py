@@ -244,13 +244,16 @@ def read_source(abspath):
     conversation: (text, issue).
 
     issue is None, 'invalid-utf8' (read with replacement characters),
-    'binary' or 'unreadable' (text is None for those two).
+    'gbk' or 'utf-16' (another encoding: skipped, see ENCODING_FIXES),
+    'binary' or 'unreadable' (text is None for all four).
     """
     try:
         with open(abspath, "rb") as f:
             data = f.read()
     except OSError:
         return None, "unreadable"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None, "utf-16"  # Windows Notepad's "Unicode"
     if b"\0" in data[:8192]:
         return None, "binary"
     if data.startswith(b"\xef\xbb\xbf"):
@@ -258,11 +261,48 @@ def read_source(abspath):
     try:
         text, issue = data.decode("utf-8"), None
     except UnicodeDecodeError:
+        if _looks_gbk(data):
+            return None, "gbk"  # indexed as it decodes it would be unsearchable garbage
         text, issue = data.decode("utf-8", errors="replace"), "invalid-utf8"
     if abspath.endswith(".jsonl"):
         from .transcripts import render_transcript
         return render_transcript(text), issue
     return text, issue
+
+
+def _looks_gbk(data):
+    """Whether bytes that are not UTF-8 read as Chinese in GBK (GB18030):
+    most of their non-ASCII characters are common Chinese characters and
+    punctuation (in GB2312), as Latin-1 accents (café, naïve) never are."""
+    try:
+        text = data.decode("gb18030")
+    except UnicodeDecodeError:
+        return False
+    wide = [c for c in text if ord(c) > 127]
+    return bool(wide) and sum(_in_gb2312(c) for c in wide) >= 0.9 * len(wide)
+
+
+def _in_gb2312(char):
+    try:
+        char.encode("gb2312")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+# How to convert a note in another encoding to UTF-8 (iconv is on macOS and Linux).
+ENCODING_FIXES = {"gbk": ("GBK (GB18030)", "GB18030"), "utf-16": ("UTF-16", "UTF-16")}
+
+
+def encoding_fix(path, issue):
+    """One line saying which encoding a skipped note looks like and the
+    command that converts it to UTF-8, or None."""
+    if issue not in ENCODING_FIXES:
+        return None
+    name, iconv = ENCODING_FIXES[issue]
+    quoted = "'%s'" % path.replace("'", "'\\''")
+    return ("looks like %s, not UTF-8, so it is not searchable; convert it: iconv -f %s -t UTF-8 %s > "
+            "converted.md && mv converted.md %s" % (name, iconv, quoted, quoted))
 
 
 # --- session transcripts: a second, optional source -------------------------
@@ -273,6 +313,26 @@ SESSIONS_PREFIX = "sessions/"  # how transcripts are cited: sessions/<file>.json
 def is_session(path):
     return path.startswith(SESSIONS_PREFIX) and path.endswith(".jsonl")
 
+
+def discover_sessions(folder):
+    """The transcripts (*.jsonl) under a sessions folder, as SourceFiles cited
+    sessions/<path>."""
+    files = []
+    for dirpath, dirnames, names in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(names):
+            if name.endswith(".jsonl") and not name.startswith("."):
+                full = os.path.join(dirpath, name)
+                try:
+                    st = os.stat(full)
+                except OSError:
+                    continue
+                rel = os.path.relpath(full, folder).replace(os.sep, "/")
+                files.append(SourceFile(SESSIONS_PREFIX + rel, full, st.st_size, st.st_mtime_ns))
+    return files
+
+
+# --- the memory folder's files -------------------------------------------------
 
 def content_hash(data):
     import hashlib  # lazy: costs milliseconds at start-up, needed only on change

@@ -1,9 +1,9 @@
-"""Session transcripts (OpenClaw and Claude Code JSONL) as a second, optional source."""
-import os
+"""Session transcripts (OpenClaw and Claude Code JSONL) read as text: a second, optional
+source (sources.discover_sessions finds them)."""
 
 from ..text.markdown import mask_private, split_lines
 from ..base.patterns import pattern
-from .sources import SESSIONS_PREFIX, SourceFile
+from ..text.redact import redact
 
 
 def render_transcript(text):
@@ -18,7 +18,7 @@ def render_transcript(text):
             record = json.loads(line) if line.strip() else None
         except ValueError:
             record = None
-        out.append(transcript_line(record) if isinstance(record, dict) else "")
+        out.append(redact(transcript_line(record)) if isinstance(record, dict) else "")  # indexed: no secret
     return "\n".join(out)
 
 
@@ -54,21 +54,3 @@ def transcript_date(abspath):
     except OSError:
         pass
     return None
-
-
-def discover_sessions(folder):
-    """The transcripts (*.jsonl) under a sessions folder, as SourceFiles cited
-    sessions/<path>."""
-    files = []
-    for dirpath, dirnames, names in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(names):
-            if name.endswith(".jsonl") and not name.startswith("."):
-                full = os.path.join(dirpath, name)
-                try:
-                    st = os.stat(full)
-                except OSError:
-                    continue
-                rel = os.path.relpath(full, folder).replace(os.sep, "/")
-                files.append(SourceFile(SESSIONS_PREFIX + rel, full, st.st_size, st.st_mtime_ns))
-    return files

@@ -3,8 +3,8 @@ import math
 import os
 
 from ..base.fileio import FileLock, write_json_atomic
-from .records import _batched
-from .sqlite.index import _WriteTransaction
+from .records import batched
+from .sqlite.schema import WriteTransaction
 
 
 # Vectors of an optional embedding provider, kept beside the chunks: float32
@@ -64,7 +64,7 @@ class SqliteEmbeddings:
     def put(self, model, rows):
         """Store [(hash, packed vector)] in one transaction."""
         self.ensure()
-        with _WriteTransaction(self.conn) as conn:
+        with WriteTransaction(self.conn) as conn:
             conn.executemany("INSERT OR REPLACE INTO vectors(model, hash, vec) VALUES(?, ?, ?)",
                              [(model, h, v) for h, v in rows])
 
@@ -72,7 +72,7 @@ class SqliteEmbeddings:
         """{hash: packed vector}."""
         self.ensure()
         out = {}
-        for part in _batched(hashes):
+        for part in batched(hashes):
             out.update(self.conn.execute("SELECT hash, vec FROM vectors WHERE model=? AND hash IN (%s)"
                                          % ",".join("?" * len(part)), [model] + part))
         return out
@@ -87,7 +87,7 @@ class SqliteEmbeddings:
         """{hash: [chunk keys]}."""
         self.ensure()
         out = {}
-        for part in _batched(hashes):
+        for part in batched(hashes):
             for key, digest in self.conn.execute("SELECT id, hash FROM chunks WHERE hash IN (%s)"
                                                  % ",".join("?" * len(part)), part):
                 out.setdefault(digest, []).append(key)
@@ -96,7 +96,7 @@ class SqliteEmbeddings:
     def forget_others(self, keep_model):
         """Drop the vectors of other models and of texts no longer indexed."""
         self.ensure()
-        with _WriteTransaction(self.conn) as conn:
+        with WriteTransaction(self.conn) as conn:
             conn.execute("DELETE FROM vectors WHERE model != ? OR NOT EXISTS (SELECT 1 FROM chunks c "
                          "WHERE c.hash = vectors.hash)", (keep_model,))
 
@@ -133,7 +133,7 @@ class JsonEmbeddings:
             write_json_atomic(self.path, self.data)
 
     def _hashes(self):
-        return {c.hash: c.key for c in self.backend._chunks}
+        return {c.hash: c.key for c in self.backend.chunk_records}
 
     def missing(self, model, limit):
         have = self._load().get(model, {})
@@ -164,7 +164,7 @@ class JsonEmbeddings:
 
     def keys_of(self, hashes):
         wanted, out = set(hashes), {}
-        for c in self.backend._chunks:
+        for c in self.backend.chunk_records:
             if c.hash in wanted:
                 out.setdefault(c.hash, []).append(c.key)
         return out

@@ -3,8 +3,8 @@ import os
 from collections import Counter
 
 from ..base.fileio import FileLock, write_json_atomic
-from .records import _batched
-from .sqlite.index import _WriteTransaction
+from .records import batched
+from .sqlite.schema import WriteTransaction
 
 
 # Link tables: the linker's entity mentions, kept beside the chunks.  A
@@ -69,7 +69,7 @@ class SqliteLinks:
         version = "%s %s" % (version, self.backend.settings)
         if self._version() == version:
             return
-        with _WriteTransaction(self.conn) as conn:
+        with WriteTransaction(self.conn) as conn:
             if self._version() != version:
                 for table in _LINK_TABLES:
                     conn.execute("DROP TABLE IF EXISTS %s" % table)
@@ -91,7 +91,7 @@ class SqliteLinks:
 
     def apply(self, changes):
         """changes: [(path, new hash or None if removed, new mention rows)]."""
-        with _WriteTransaction(self.conn) as conn:
+        with WriteTransaction(self.conn) as conn:
             delta = LinkDelta()
             for path, digest, rows in changes:
                 old = conn.execute("SELECT path, ordinal, key, kind, spelling, count FROM link_mentions "
@@ -129,7 +129,7 @@ class SqliteLinks:
     def mentions_of(self, keys):
         """[(key, path, ordinal, count)] of every chunk mentioning one of the keys."""
         out = []
-        for part in _batched(keys):
+        for part in batched(keys):
             out.extend(self.conn.execute(
                 "SELECT key, path, ordinal, sum(count) FROM link_mentions WHERE key IN (%s) "
                 "GROUP BY key, path, ordinal" % ",".join("?" * len(part)), part))

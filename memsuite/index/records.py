@@ -18,9 +18,12 @@ FileState = record("FileState", "size mtime_ns hash")
 FileState.__doc__ = "What the index remembers of a file: its stat and content hash."
 SyncReport = record("SyncReport", "added updated removed unchanged problems")
 SyncReport.__doc__ = "What a sync did: lists of paths, and (path, issue) pairs."
-Filters = record("Filters", "since until path_glob dated_only source", defaults=(None, None, None, False, None))
+Filters = record("Filters", "since until path_glob dated_only source today",
+                 defaults=(None, None, None, False, None, None))
 Filters.__doc__ = ("Which files a search may return: dates (YYYY-MM-DD), a path glob, dated only, "
-                   "and the source ('memory' or 'sessions'; None for both).")
+                   "and the source ('memory' or 'sessions'; None for both); and the day a "
+                   "question's relative dates are read against (YYYY-MM-DD, --today; None: "
+                   "$MEMORY_TODAY or the clock's), which filters nothing.")
 
 BLOCK_LINES = 8  # the index keeps each file's lines once, in compressed blocks of lines
 
@@ -53,24 +56,7 @@ def filters_admit(filters, date, path):
 
 
 def has_filters(filters):
-    return filters is not None and any(filters)
-
-
-class LazyTables:
-    """A backend's parts that a search never needs, made on first use: the
-    linker's tables and stored embeddings, named in TABLES as (module of this
-    package, class)."""
-    TABLES = {}
-
-    def _part(self, name):
-        parts = self.__dict__.setdefault("_parts", {})
-        if name not in parts:
-            module, cls = self.TABLES[name]
-            parts[name] = getattr(__import__("memsuite." + module, fromlist=[cls]), cls)(self)
-        return parts[name]
-
-    links = property(lambda self: self._part("links"), doc="The linker's tables (link_tables.py).")
-    embeddings = property(lambda self: self._part("embeddings"), doc="Stored embeddings (embedding_tables.py).")
+    return filters is not None and any(v for name, v in zip(filters._fields, filters) if name != "today")
 
 
 def stat_digest(found):
@@ -101,51 +87,16 @@ def plan_sync(known, found):
     return changed, removed, unchanged
 
 
-def _batched(values, size=500):
+def batched(values, size=500):
     """values in lists of at most size (SQLite limits the parameters of a statement)."""
     values = list(values)
     for i in range(0, len(values), size):
         yield values[i:i + size]
 
 
-def _now():
+def timestamp_now():
     return time.strftime("%Y-%m-%dT%H:%M:%S")
 
 
-# The backend contract
-# A backend keeps, for each memory file: its stat, content hash, read issue,
-# date and masked text; for each chunk: file, ordinal, line range, piece,
-# heading trail and text hash; a keyword index over the chunks' index_terms
-# (body and heading columns, BM25 as FTS5 computes it); the document
-# frequency of every feature (scoring terms and trigrams); the totals BM25
-# needs; its metadata (schema version, settings, times); the linker's
-# tables; and the embeddings of a provider.  Both backends
-# (sqlite_index.SqliteBackend, json_index.JsonBackend) implement:
-#
-#   open() / close()           open() raises IndexDamaged for a file that is
-#                              unreadable or not an index of ours, and starts
-#                              afresh (with a warning) when the index was
-#                              built by another schema or other settings
-#   known_files()              {path: FileState}
-#   file_issues()              [(path, issue)]
-#   chunk_count(), total_terms()
-#   doc_freqs(terms)           {term: df} for the terms the index holds
-#   keyword(terms, limit, filters, require_all, prefixes) -> [(key, bm25)]
-#   fetch(keys)                {key: StoredChunk}
-#   chunks_of(path)            [StoredChunk] in order
-#   file_dates()               {path: date or None}
-#   writer(rebuild)            a context manager: remove(path), put(file,
-#                              PreparedFile), touch(file), count_features(df);
-#                              all or nothing
-#   snapshot()                 a context manager: every read inside it sees
-#                              one committed index, whatever writers commit
-#                              meanwhile (a rebuild renumbers files and chunks)
-#   links                      the linker's tables (link_tables.py)
-#   embeddings                 stored embeddings (embedding_tables.py)
-#   stats(), files_on_disk(), backup_to(path), meta(key), set_meta(key, value)
-#                              (set_meta inside a writer is part of its transaction)
-#
-# Errors: IndexDamaged as above (the store moves the files aside and
-# rebuilds); StoreError for what a user can act on; anything else is a bug.
-
+# The backend contract is the Backend class (backend.py).
 SCHEMA_VERSION = 8

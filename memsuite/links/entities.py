@@ -5,13 +5,14 @@ from collections import Counter
 
 from ..text.chinese import CJK_CLASS, SURNAMES, ZH_FREE_CHARS, ZH_FUNCTION_WORDS, fold, fold_map, is_cjk
 from ..text.markdown import mask_private
+from ..text.redact import redact
 from ..base.records import record
 from ..text.tokenizer import STOPWORDS
 
 
 # Bump when extract_entities changes what it finds: the stored mentions are
 # then extracted again.
-EXTRACTOR_VERSION = 6  # 6: names seldom seen apart, numeronyms, a folder's own two-character words
+EXTRACTOR_VERSION = 8  # 8: the folder's defined names, fewer fragments; 7: secrets redacted first; 6: names seldom seen apart, numeronyms, a folder's own two-character words
 
 # Extraction
 
@@ -141,13 +142,15 @@ def entity_key(kind, text):
     return key.lstrip("#@") or key
 
 
-def extract_entities(text, cohesive=None):
+def extract_entities(text, cohesive=None, names=frozenset()):
     """Every entity mention in a piece of Markdown, in order of kind priority.
     cohesive(pair) says whether two Chinese characters are one word in this
     folder (a name of three characters, not two and a verb); without it, a
-    name is two characters and a third that is no particle."""
+    name is two characters and a third that is no particle.  names: the
+    Chinese names the folder defines (defined_names): the longest one that
+    starts where a name does is that name (张伟明, not 张伟; 李娜, not 李娜安)."""
     import unicodedata
-    text = unicodedata.normalize("NFKC", mask_private(text))  # ＳＤＫ -> SDK
+    text = unicodedata.normalize("NFKC", redact(mask_private(text)))  # ＳＤＫ -> SDK; a secret is no entity
     patterns = _re()
     taken = []  # spans already claimed by a stronger pattern
     out = []
@@ -186,11 +189,13 @@ def extract_entities(text, cohesive=None):
         claim("mixed", m.start(), m.end(), m.group(0))
     simplified = text.translate(fold_map())  # 陳靜 is found as 陈静 (one character for one)
     for m in patterns["suffix_term"].finditer(simplified):
-        if not (set(m.group(1)) & CJK_STOP_CHARS) and not _cut_word(simplified, m.start(), m.end(), cohesive):
-            claim("term", m.start(), m.end(), text[m.start():m.end()])
+        counted = _counted(m.group(1))  # 类|小工具: 类 counts kinds, the term starts after it
+        start = m.start() + counted
+        if not (set(m.group(1)) & CJK_STOP_CHARS) and not _cut_word(simplified, start, m.end(), cohesive, counted):
+            claim("term", start, m.end(), text[start:m.end()])
     for start, end, name, kind in _capitalised_names(text):
         claim(kind, start, end, name)
-    for kind, start, end, _ in _chinese_entities(simplified, cohesive):
+    for kind, start, end, _ in _chinese_entities(simplified, cohesive, names):
         claim(kind, start, end, text[start:end])
     for start, end, _ in _cjk_phrases(simplified, cohesive):
         if not any(s < end and start < e for s, e in taken) and not _cut_word(simplified, start, end, cohesive):
@@ -199,13 +204,13 @@ def extract_entities(text, cohesive=None):
     return out
 
 
-def _cut_word(text, start, end, cohesive):
+def _cut_word(text, start, end, cohesive, after_only=False):
     """Whether text[start:end] begins or ends inside a word of the folder: its
     first Chinese character binds to the one before it (户积分 of 客户积分,
     通再优化 of 沟通再优化), or its last to the one after it (服务 of 服务器)."""
     if cohesive is None:
         return False
-    before = text[start - 1:start + 1] if start > 0 else ""
+    before = text[start - 1:start + 1] if start > 0 and not after_only else ""
     after = text[end - 1:end + 1] if end < len(text) else ""
     return any(len(pair) == 2 and is_cjk(pair) and cohesive(pair) for pair in (before, after))
 
@@ -216,7 +221,7 @@ def _last_piece(run):
     return run[cut + 1:]
 
 
-def _chinese_entities(text, cohesive):
+def _chinese_entities(text, cohesive, names=frozenset()):
     """(kind, start, end, word) of the names and places in the CJK runs of text:
     places first (a gazetteer of cities and regions, then words ending as
     places do: 海月花园, 招商银行), then people (a surname and one or two
@@ -237,7 +242,7 @@ def _chinese_entities(text, cohesive):
                 yield kind, base + start, base + end, run[start:end]
         i = 0
         while i < len(run):
-            found = None if taken[i] else _name_at(run, i, cohesive)
+            found = None if taken[i] else _name_at(run, i, cohesive, names)
             if found and not any(taken[i:i + len(found)]):
                 yield "zhname", base + i, base + i + len(found), found
                 i += len(found)
@@ -257,24 +262,28 @@ def _place_start(run, suffix_at, cohesive):
     return start
 
 
-def _name_at(run, i, cohesive):
+def _name_at(run, i, cohesive, names=frozenset()):
     """The Chinese name that starts at run[i], or None: a surname, then a
     character that is no particle, then one more when the two given
-    characters bind as one word in this folder (李明轩; 李明 in 李明说)."""
+    characters bind as one word in this folder (李明轩; 李明 in 李明说); a
+    name the folder defines wins (the longest that fits)."""
     surname = run[i:i + 2] if run[i:i + 2] in COMPOUND_SURNAMES else run[i] if run[i] in SURNAMES else None
     if surname is None or (i > 0 and not _boundary_before(run, i)):
         return None
+    defined = next((run[i:i + n] for n in (4, 3, 2) if run[i:i + n] in names), "")
     rest = run[i + len(surname):]
     if not rest or rest[0] in CJK_STOP_CHARS:
-        return None
+        return defined or None
     name = surname + rest[0]
     if name in NOT_NAMES or name in CJK_STOP_WORDS or _starts_function_word(rest):
-        return None
+        return defined or None
     third = rest[1:2]
     if third and third not in CJK_STOP_CHARS and not _starts_function_word(rest[1:]) and (
-            cohesive(rest[0] + third) if cohesive else False):
+            cohesive(rest[0] + third) if cohesive else False) and not (
+            defined and len(rest) > 2 and (rest[1:3] in _common_words() or cohesive(rest[1:3]))):
+        # 李娜|安排, 张伟|汇报 where the folder names 李娜 and 张伟: the third character starts a word
         name += third
-    return name
+    return defined if len(defined) > len(name) else name
 
 
 NAME_PRECEDERS = frozenset("找约请陪接送带帮替叫见问跟和与给让被把向对同")
@@ -291,10 +300,16 @@ def _starts_function_word(text):
     return any(text[:n] in ZH_FUNCTION_WORDS for n in (2, 3, 4))
 
 
+_QUANTITY = re.compile(r"^[<>~≈]?\d[\d.,]*\s*(?:[kmgtp]i?b|b|bytes?|k|ms|s|sec|min|h|px|%|x)?$", re.I)
+_BARE_FOLDER = re.compile(r"^\.?[\w-]+/$")
+
+
 def _classify_code(span):
     """A backticked span: a URL or path is that kind; else code (short, not prose)."""
     if re.match(r"^https?://", span, re.I):
         return "url"
+    if _QUANTITY.match(span) or _BARE_FOLDER.match(span):
+        return None  # `1MB`, `200 ms`; `memory/`, `src/`: an amount or a folder word, no entity
     if re.match(r"^(~|\.{1,2})?/", span) or re.match(r"^[\w.-]+/[\w./-]*$", span):
         return "path"
     if len(span.split()) > 4:
@@ -352,14 +367,42 @@ def _cjk_phrases(text, cohesive=None):
     """Chinese phrases cut at stop characters; the candidates for recurring terms
     are each phrase of 2-6 characters and its 2- and 3-character ends, and
     the folder's own two-character words (see _own_words)."""
+    common = _common_words()
     for m in _re()["cjk_run"].finditer(text):
         run, base, piece_start = m.group(0), m.start(), 0
         for i in range(len(run) + 1):
             if i == len(run) or run[i] in CJK_STOP_CHARS:
                 piece = run[piece_start:i]
+                # a cut inside an everyday word (线上变|更 of 变更): the candidates at that edge are fragments
+                cut_start = piece_start > 0 and run[piece_start - 1:piece_start + 1] in common
+                cut_end = i < len(run) and i > 0 and run[i - 1:i + 1] in common
                 for offset, candidate in _phrase_candidates(piece) + _own_words(piece, cohesive):
+                    if (cut_start and offset == 0) or (cut_end and offset + len(candidate) == len(piece)) \
+                            or _is_fragment(candidate, common):
+                        continue
                     yield base + piece_start + offset, base + piece_start + offset + len(candidate), candidate
                 piece_start = i + 1
+
+
+def _is_fragment(candidate, common):
+    """An everyday word and a place word (上线前, 会议后), or a number and a
+    unit of time or count (二周, 三次): no term of its own."""
+    if candidate[-1] in LOCATIVES and (candidate[:-1] in common or candidate[:-1] in CJK_STOP_WORDS):
+        return True
+    if _counted(candidate):
+        return True
+    return candidate[0] in NUMERALS and all(c in NUMERALS or c in COUNT_UNITS for c in candidate[1:])
+
+
+NUMERALS = frozenset("一二三四五六七八九十两几半百千万零每")
+COUNT_UNITS = frozenset("周天月年日次个号点分秒期遍回趟")
+MEASURE_CHARS = frozenset("类种个些款套份项件条")  # they count kinds and pieces: 几个类|小工具
+
+
+def _counted(chars):
+    """Whether CJK text starts with a measure word that is no word with the
+    next character (类|小工具; not 项目, 条件, 类型)."""
+    return len(chars) >= 2 and chars[0] in MEASURE_CHARS and is_cjk(chars[:2]) and chars[:2] not in _common_words()
 
 
 def _phrase_candidates(piece):
@@ -410,13 +453,35 @@ def _common_words():
     return _COMMON[0]
 
 
-# Mention rows: what the store keeps for the linker (see the link tables in
-# memory_store.py): (path, ordinal, key, kind, spelling, count) per chunk.
+_DEFINITION = None
 
-def file_mentions(path, chunks, cohesive=None):
+
+def defined_names(texts):
+    """The Chinese names a folder defines: a list item or line that starts
+    with a surname and one to three characters, then a colon or a bracket
+    (a People list: '- 张伟明：后端工程师', '- **李娜娜** (运维)')."""
+    global _DEFINITION
+    if _DEFINITION is None:
+        _DEFINITION = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])?[ \t]*(?:\*\*|__)?([" + CJK_CLASS + r"]{2,4})"
+                                 r"(?:\*\*|__)?[ \t]*[：:（(]", re.M)
+    found = set()
+    for text in texts:
+        for m in _DEFINITION.finditer(fold(text)):
+            name = m.group(1)
+            surname = name[:2] if name[:2] in COMPOUND_SURNAMES else name[:1]
+            if (surname in SURNAMES or surname in COMPOUND_SURNAMES) and len(name) > len(surname) \
+                    and name not in NOT_NAMES and name not in CJK_STOP_WORDS:
+                found.add(name)
+    return frozenset(found)
+
+
+# Mention rows: what the store keeps for the linker (see index/link_tables.py):
+# (path, ordinal, key, kind, spelling, count) per chunk.
+
+def file_mentions(path, chunks, cohesive=None, names=frozenset()):
     """Mention rows of a file from its chunks [(ordinal, text)]."""
     rows = []
     for ordinal, text in chunks:
-        counts = Counter((m.key, m.kind, m.spelling) for m in extract_entities(text, cohesive))
+        counts = Counter((m.key, m.kind, m.spelling) for m in extract_entities(text, cohesive, names))
         rows.extend((path, ordinal, key, kind, spelling, n) for (key, kind, spelling), n in counts.items())
     return rows

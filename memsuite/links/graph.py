@@ -4,7 +4,7 @@ from collections import Counter, defaultdict
 
 from ..text.chinese import fold, pair_binds, is_cjk
 from ..text.citations import cite, parse_reference, ranges_overlap
-from .entities import EXTRACTOR_VERSION, KIND_LABEL, STATISTICAL_KINDS, entity_key, file_mentions
+from .entities import EXTRACTOR_VERSION, KIND_LABEL, STATISTICAL_KINDS, defined_names, entity_key, file_mentions
 from ..text.markdown import content_lines
 from ..base.records import StoreError, UsageError, record
 from ..files.sources import safe_join
@@ -16,6 +16,11 @@ from ..store.memory_store import write_failure
 Entity = record("Entity", "key name kind chunks files mentions expansion")
 Entity.__doc__ = ("An entity: its key, most frequent spelling, kind, how widely it is mentioned, "
                   "and for an acronym the words it stands for (or None).")
+
+
+def _digest(names):
+    import hashlib
+    return hashlib.sha1("\n".join(names).encode("utf-8")).hexdigest()[:12] if names else "-"
 
 
 def _without_fragments(entities):
@@ -45,8 +50,16 @@ class LinkGraph:
     def __init__(self, store, params=None):
         self.store = store
         self.params = params or store.params
-        self.links = store.links(EXTRACTOR_VERSION)
+        self.names = self._defined_names()
+        # the names are part of the version: a People list that changes re-reads every note
+        self.links = store.links("%s names=%s" % (EXTRACTOR_VERSION, _digest(sorted(self.names))))
         self._entities = None
+
+    def _defined_names(self):
+        """The Chinese names the folder's undated notes (MEMORY.md's People
+        list) define, which win over a shorter or longer reading elsewhere."""
+        undated = [p for p, date in self.store.file_dates().items() if date is None]
+        return defined_names(c.text for p in undated for c in self.store.chunks_of(p))
 
     # --- sync ----------------------------------------------------------------
     def sync(self):
@@ -60,7 +73,7 @@ class LinkGraph:
         for path, digest in sorted(current.items()):
             if known.get(path) != digest:
                 chunks = [(c.ordinal, c.text) for c in self.store.chunks_of(path)]
-                changes.append((path, digest, file_mentions(path, chunks, cohesive)))
+                changes.append((path, digest, file_mentions(path, chunks, cohesive, self.names)))
         removed = [p for p in known if p not in current]
         changes.extend((p, None, []) for p in removed)
         if changes:
@@ -304,7 +317,11 @@ class LinkGraph:
                                    row.heading, row.date, round(score, 4), names,
                                    _line_with(row.text, names)))
         results.sort(key=lambda r: (-r.score, r.path, r.start_line))
-        return results[:limit]
+        kept = []
+        for r in results:  # overlapping windows of one section: the better one only
+            if not _overlaps(r, kept):
+                kept.append(r)
+        return kept[:limit]
 
     def related_to_hits(self, hits, limit=3):
         """Memories linked to search hits by shared entities, not already among them."""

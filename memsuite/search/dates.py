@@ -1,5 +1,7 @@
 """Dates a query names, and whether a note's date matches them."""
 
+from ..base.records import UsageError, record
+
 
 _MONTHS = {m: i for i, m in enumerate(
     "january february march april may june july august september october november december".split(), 1)}
@@ -22,8 +24,13 @@ _DATE_PATTERNS = [
 def query_dates(query):
     """Dates a query names, as (year, month, day) with None for parts not given:
     '2026-02-19', '19 February 2026', 'February 2026', 'in June', '2月19日'."""
+    return [ymd for ymd, _ in _absolute_dates(query)]
+
+
+def _absolute_dates(query):
+    """[((year, month, day), (start, end))]: query_dates with where each was written."""
     import re
-    found, taken = [], []
+    found = []
     text = query.lower()
     has_month = bool(set(re.split(r"[^a-z]+", text)) & _MONTHS.keys())
     if not has_month and not any(c.isdigit() for c in text):
@@ -32,15 +39,14 @@ def query_dates(query):
         if ("(?P<mon>" in pattern and not has_month) or ("月" in pattern and "月" not in text):
             continue  # cannot match: skip compiling it (each costs ~0.5 ms in a cold process)
         for m in re.finditer(pattern, text):
-            if any(s < m.end() and m.start() < e for s, e in taken):
+            if any(s < m.end() and m.start() < e for _, (s, e) in found):
                 continue
             parts = m.groupdict()
             month = _MONTHS.get(parts.get("mon")) if parts.get("mon") else int(parts["m"])
             day = int(parts["d"]) if parts.get("d") else None
             year = int(parts["y"]) if parts.get("y") else None
             if 1 <= month <= 12 and (day is None or 1 <= day <= 31):
-                found.append((year, month, day))
-                taken.append((m.start(), m.end()))
+                found.append(((year, month, day), (m.start(), m.end())))
     return found
 
 
@@ -65,18 +71,23 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _relative = {}
 
 
+_ZH_WEEKDAYS = "一二三四五六日"
+
+
 def _relative_pattern():
     if "re" not in _relative:
         import re
         number = r"(?P<n>\d{1,2}|a few|a couple of|couple of|few|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
         english = (r"\b(?:(?P<dby>the day before yesterday)|(?P<yesterday>yesterday|last night)"
-                   r"|(?P<tomorrow>tomorrow)"
-                   r"|(?P<rel>last|next|this past|past) (?P<unit>week(?:end)?|month|year|"
+                   r"|(?P<tomorrow>tomorrow)|(?P<today>today|tonight|this (?:morning|afternoon|evening))"
+                   r"|(?P<rel>last|next|this past|past|this) (?P<unit>week(?:end)?|month|year|"
                    + "|".join(_WEEKDAYS) + r")"
                    r"|" + number + r" (?P<agounit>day|week|month|year)s? (?P<dir>ago|later|from now))\b")
         chinese = (r"(?P<zdby>前天)|(?P<zy>昨天|昨晚|昨日)|(?P<zt>明天|明晚)|(?P<zdat>后天)"
-                   r"|(?P<zrel>上|下)(?:个)?(?P<zunit>周末|周|星期|礼拜|月)"
-                   r"|(?P<zyear>去年|前年|明年)"
+                   r"|(?P<ztoday>今天|今晚|今早|今日)"
+                   r"|(?P<zwrel>上|下|这|本)(?:个)?(?:周|星期|礼拜)(?P<zwd>[一二三四五六日天])"
+                   r"|(?P<zrel>上|下|这|本)(?:个)?(?P<zunit>周末|周|星期|礼拜|月)"
+                   r"|(?P<zyear>去年|前年|明年|今年)"
                    r"|(?P<zn>\d{1,2}|[一两二三四五六七八九十几])(?:个)?(?P<zagounit>天|周|星期|月|年)(?P<zdir>前|后|以前|以后)")
         _relative["re"] = re.compile(english + "|" + chinese, re.I)
     return _relative["re"]
@@ -85,39 +96,58 @@ def _relative_pattern():
 def relative_spans(text, date):
     """[(first day, last day)] (datetime.date) of the relative times a note's
     text names, read against its YYYY-MM-DD date."""
+    today = _day(date)
+    return [span for span, _ in _relative_times(text, today)] if today else []
+
+
+def _day(date):
+    """A YYYY-MM-DD string as a datetime.date, or None."""
     if not date or len(date) < 10:
-        return []
+        return None
     import datetime
     try:
-        today = datetime.date(int(date[:4]), int(date[5:7]), int(date[8:10]))
+        return datetime.date(int(date[:4]), int(date[5:7]), int(date[8:10]))
     except ValueError:
-        return []
+        return None
+
+
+def _relative_times(text, today):
+    """[((first day, last day), (start, end) in text)] of the relative times
+    text names, read against today (a datetime.date)."""
+    import datetime
     day = datetime.timedelta(days=1)
     out = []
     for m in _relative_pattern().finditer(text):
         g = {k: v for k, v in m.groupdict().items() if v}
         if "dby" in g or "zdby" in g:
-            out.append((today - 2 * day,) * 2)
+            span = (today - 2 * day,) * 2
         elif "yesterday" in g or "zy" in g:
-            out.append((today - day,) * 2)
+            span = (today - day,) * 2
         elif "tomorrow" in g or "zt" in g:
-            out.append((today + day,) * 2)
+            span = (today + day,) * 2
         elif "zdat" in g:
-            out.append((today + 2 * day,) * 2)
+            span = (today + 2 * day,) * 2
+        elif "today" in g or "ztoday" in g:
+            span = (today, today)
+        elif "zwrel" in g:  # 上周三: Wednesday of last week
+            step = {"上": -1, "下": 1}.get(g["zwrel"], 0)
+            when = today - today.weekday() * day + (7 * step + _ZH_WEEKDAYS.find(g["zwd"].replace("天", "日"))) * day
+            span = (when, when)
         elif "rel" in g or "zrel" in g:
-            back = (g.get("rel") or g.get("zrel")).lower() in ("last", "past", "this past", "上")
-            unit = (g.get("unit") or g.get("zunit")).lower()
-            out.append(_calendar_span(today, unit, -1 if back else 1))
+            rel = (g.get("rel") or g.get("zrel")).lower()
+            step = -1 if rel in ("last", "past", "this past", "上") else 0 if rel in ("this", "这", "本") else 1
+            span = _calendar_span(today, (g.get("unit") or g.get("zunit")).lower(), step)
         elif "zyear" in g:
-            step = {"去年": -1, "前年": -2, "明年": 1}[g["zyear"]]
-            out.append((datetime.date(today.year + step, 1, 1), datetime.date(today.year + step, 12, 31)))
+            step = {"去年": -1, "前年": -2, "明年": 1, "今年": 0}[g["zyear"]]
+            span = (datetime.date(today.year + step, 1, 1), datetime.date(today.year + step, 12, 31))
         else:
             raw = (g.get("n") or g.get("zn")).lower()
             n = int(raw) if raw.isdigit() else _NUMBERS.get(raw) or _ZH_NUMBERS.get(raw, 1)
             unit = g.get("agounit") or {"天": "day", "周": "week", "星期": "week", "月": "month",
                                         "年": "year"}[g["zagounit"]]
             sign = -1 if (g.get("dir") or g.get("zdir")) in ("ago", "前", "以前") else 1
-            out.append(_shifted(today, unit.lower(), sign * n))
+            span = _shifted(today, unit.lower(), sign * n)
+        out.append((span, m.span()))
     return out
 
 
@@ -141,6 +171,8 @@ def _calendar_span(today, unit, step):
         return datetime.date(year, month, 1), last
     if unit == "year":
         return datetime.date(today.year + step, 1, 1), datetime.date(today.year + step, 12, 31)
+    if unit in _WEEKDAYS and step == 0:  # this Friday: the one of this week
+        return (today + (_WEEKDAYS.index(unit) - today.weekday()) * day,) * 2
     if unit in _WEEKDAYS:  # last Friday: the latest Friday before today
         shift = (today.weekday() - _WEEKDAYS.index(unit)) % 7 or 7
         when = today - shift * day if step < 0 else today + ((_WEEKDAYS.index(unit) - today.weekday()) % 7 or 7) * day
@@ -182,3 +214,163 @@ def spans_match(spans, wanted):
                 if lo <= last and first <= hi:
                     return True
     return False
+
+
+# Dates in a question, read against today: 上周三开会讨论了什么 asks about
+# the meeting of Wednesday last week; bare 上周三 or "what happened last
+# week" asks for the notes of that day or week and nothing else.
+
+AskedDates = record("AskedDates", "today absolute spans only")
+AskedDates.__doc__ = ("The dates a question names: the day it was asked (datetime.date), its "
+                      "absolute dates as (year, month, day) with None for parts not given, the "
+                      "(first, last) days of its relative ones (yesterday, 上周三), and whether "
+                      "it asks for nothing but a date.")
+
+# What a question that only names a date says besides it ("what happened", 都干了什么)
+_FILLER_EN = frozenset("what whats happened happen happening did do done i we me my our you us on in at "
+                       "during the a an was were is are any anything notes note from for about of tell "
+                       "show going go went and or".split())
+_FILLER_ZH = ("发生", "什么", "干了", "做了", "都", "了", "的", "事情", "事", "我们", "我", "有", "吗", "呢",
+              "啥", "记录", "笔记", "情况", "哪些", "些", "在", "干", "做")
+
+
+def today_of(value=None):
+    """The day questions are read against: value (YYYY-MM-DD, from --today),
+    else $MEMORY_TODAY, else the clock's (for tests and replays of old days)."""
+    import datetime
+    import os
+    raw = value or os.environ.get("MEMORY_TODAY", "").strip()
+    if not raw:
+        return datetime.date.today()
+    day = _day(raw) if len(raw) == 10 and raw[4] == raw[7] == "-" else None
+    if day is None:
+        raise UsageError("not a date (YYYY-MM-DD) for --today or MEMORY_TODAY: %r" % raw)
+    return day
+
+
+def asked_dates(query, today=None):
+    """The AskedDates of a question, its relative dates read against today
+    (a datetime.date; None: today_of())."""
+    today = today or today_of()
+    absolute = _absolute_dates(query)
+    relative = _relative_times(query, today) if _may_be_relative(query) else []
+    said = [where for _, where in absolute] + [where for _, where in relative]
+    only = bool(said) and _is_filler(_without(query, said))
+    return AskedDates(today, [ymd for ymd, _ in absolute], [span for span, _ in relative], only)
+
+
+_EN_ALONE = frozenset("yesterday today tonight tomorrow ago later".split())
+_EN_AFTER = frozenset("last next this past".split())
+_EN_UNITS = frozenset(("week", "weekend", "month", "year", "morning", "afternoon", "evening", "night")
+                      + _WEEKDAYS)
+_ZH_SAID = ("昨", "前天", "明天", "明晚", "后天", "今天", "今晚", "今早", "今日", "去年", "前年", "明年", "今年",
+            "上周", "下周", "这周", "本周", "上个", "下个", "这个星期", "这个月", "本月", "上星期", "下星期", "上礼拜",
+            "下礼拜", "这星期", "本星期", "这礼拜")
+
+
+def _may_be_relative(query):
+    """A cheap look before the pattern is compiled (a cold query pays a few ms for it)."""
+    if not query.isascii():
+        if any(w in query for w in _ZH_SAID) or any(u + d in query for u in "天周期拜月年" for d in "前后"):
+            return True
+    words = query.lower().replace("'", " ").split()
+    if _EN_ALONE.intersection(words) or "from now" in query.lower():
+        return True
+    return any(a in _EN_AFTER and b.strip("?.,!") in _EN_UNITS for a, b in zip(words, words[1:]))
+
+
+def _without(text, spans):
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + " " + text[end:]
+    return text
+
+
+def _is_filler(text):
+    """Whether what a question says besides its dates asks for nothing more."""
+    import re
+    words = re.findall(r"[a-z']+|[^\x00-\x7f]+", text.lower())
+    for word in words:
+        if word.isascii():
+            if word.replace("'", "") not in _FILLER_EN:
+                return False
+            continue
+        for filler in _FILLER_ZH:
+            word = word.replace(filler, "")
+        if any(c.isalnum() for c in word):
+            return False
+    return True
+
+
+def on_asked_day(asked, date, text, heading=""):
+    """Whether a chunk (its file's YYYY-MM-DD date, text and heading) is of a
+    day the question names: the file's date, a date written in its heading or
+    lines, or a relative time in it ('yesterday' in the next day's note)."""
+    if asked.absolute and (date_matches(date, asked.absolute)
+                           or spans_match(relative_spans(text, date), asked.absolute)):
+        return True
+    if not asked.spans:
+        return False
+    day = _day(date)
+    if day and any(first <= day <= last for first, last in asked.spans):
+        return True
+    written = query_dates(heading + "\n" + text if heading else text)
+    if written and spans_match(asked.spans, written):
+        return True
+    # a relative time no longer than the asked one ("next year" is not of one day in it)
+    return any(a <= last and first <= b and b - a <= last - first
+               for a, b in relative_spans(text, date) for first, last in asked.spans)
+
+
+def names_dates(asked):
+    """Whether a question (its AskedDates) names any date at all."""
+    return bool(asked and (asked.absolute or asked.spans))
+
+
+DAY_NOTE_SCORE = 0.5  # a note of the day a date-only question names answers it (the cut is 0.4)
+OFF_DAY_CAP = 0.3     # ...and a hit of another day does not, whatever words it shares
+DAY_NOTE_CHUNKS = 60  # at most this many chunks of those days are looked at
+
+
+def day_notes(store, asked, filters=None):
+    """{key: StoredChunk}: the chunks of the files dated on the days a
+    date-only question names, newest files first (a heading or a line dated
+    so is found by its words, as any hit)."""
+    from ..index.records import filters_admit
+    paths = sorted((date, path) for path, date in store.file_dates().items()
+                   if date and on_asked_day(asked, date, "") and filters_admit(filters, date, path))
+    rows = {}
+    for _, path in reversed(paths):
+        for row in store.chunks_of(path):
+            rows[row.key] = row
+        if len(rows) >= DAY_NOTE_CHUNKS:
+            break
+    return rows
+
+
+def by_asked_days(order, rows, merged, asked, params):
+    """The order of a question naming days by relative dates (上周三开会讨论了什么):
+    when a hit is of those days, a dated hit of another day keeps
+    frame_only_share of its score (it answers about another day; an undated
+    note keeps its score: it may hold what is always so).  A date-only
+    question (上周三): its days' chunks score DAY_NOTE_SCORE or more, newer
+    files first, and every other hit stays under the cut."""
+    # beside relative days, an absolute date only gets the date bonus ("last weekend before April 10, 2023")
+    judged = asked if asked.only else asked._replace(absolute=[])
+    day = {key: rows[key].date or "" for key in order
+           if on_asked_day(judged, rows[key].date, rows[key].text, rows[key].heading or "")}
+    if not day and not asked.only:
+        return order  # nothing of those days to prefer
+    for key in order:
+        if key in day:
+            if asked.only:
+                merged[key] = max(merged[key], DAY_NOTE_SCORE + 0.1 * merged[key])
+        elif asked.only:
+            merged[key] = min(merged[key] * params.frame_only_share, OFF_DAY_CAP)
+        elif rows[key].date:
+            merged[key] *= params.frame_only_share
+    return sorted(order, key=lambda k: (-merged[k], k not in day, _newest_first(day.get(k, "")),
+                                        rows[k].path, rows[k].ordinal))
+
+
+def _newest_first(date):
+    return tuple(-ord(c) for c in date)

@@ -6,7 +6,7 @@ import sys
 
 from ..text.chinese import fold
 from ..index.records import filters_admit
-from ..base.options import EMBED_CHOICES
+from ..base.options import EMBED_CHOICES, EMBED_SHOWN
 from ..base.records import UsageError
 from ..index.embedding_tables import EmbedError, EmbedTimeout, check_vector, pack_vector, unpack_vector
 
@@ -146,7 +146,7 @@ def make_embedder(choice=None):
     by 'auto'.  The report says which runs and why others did not."""
     choice = (choice or os.environ.get("MEMORY_EMBED") or "off").lower()
     if choice not in EMBED_CHOICES:
-        raise UsageError("MEMORY_EMBED=%r is not one of: %s" % (choice, ", ".join(EMBED_CHOICES)))
+        raise UsageError("MEMORY_EMBED=%r is not one of: %s" % (choice, ", ".join(EMBED_SHOWN)))
     report = {"requested": choice, "provider": None, "model": None, "dim": None, "skipped": {}}
     if choice == "off":
         return None, report

@@ -17,6 +17,8 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
     """({hit id: explanation}, [cut hit]): what each hit matched and scored,
     and the next weaker hits with the reason each was left out."""
     params = params or store.params
+    from .dates import asked_dates, on_asked_day, today_of
+    asked = asked_dates(query, today_of(filters.today if filters else None))
     q = analyse_query(store, query, params)
     own = set(q.base)
     share = _semantic_share(store, query, hits, params)
@@ -36,12 +38,24 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
             "merged": round(base, 4),
             "rerank": round(h.score / factor(h.date) - base, 4),  # the one-line and date bonuses, renormalised
         }
+        if asked.spans:  # a question naming days by relative dates: is the hit of them?
+            explained[h.id]["asked_day"] = on_asked_day(asked, h.date, h.text, h.heading or "")
         if params.recent_half_life > 0:  # --recent: the share of its score the hit kept for its age
             explained[h.id]["recency"] = round(factor(h.date), 4)
         if h.id in getattr(hits, "repeats", ()):  # its lines repeat a better hit's: it kept duplicate_share
             explained[h.id]["repeat"] = params.duplicate_share
             explained[h.id]["rerank"] = round(h.score / factor(h.date) / params.duplicate_share - base, 4)
     return explained, _cut(store, query, hits, limit, mode, min_score, filters, params)
+
+
+def dates_read(query, filters=None):
+    """The days a query was read to name, as the ranking reads them:
+    '2026-11-25', '2026-11-16..2026-11-22' (last week), '*-02-19' (no year given)."""
+    from .dates import asked_dates, today_of
+    asked = asked_dates(query, today_of(filters.today if filters else None))
+    out = ["%s-%s%s" % (y or "*", "%02d" % m, "-%02d" % d if d else "") for y, m, d in asked.absolute]
+    out += [str(a) if a == b else "%s..%s" % (a, b) for a, b in asked.spans]
+    return out
 
 
 def _recency(store, params):
@@ -83,17 +97,20 @@ def _cut(store, query, hits, limit, mode, min_score, filters, params):
     return out[:CUT_SHOWN]
 
 
-def print_explained(hits, explained, cut):
+def print_explained(hits, explained, cut, dates=()):
     """The explanation as text, after the hits it explains."""
     out = sys.stdout
     out.write("\nwhy these hits:\n")
+    if dates:
+        out.write("dates read: %s\n" % ", ".join(dates))
     for i, h in enumerate(hits, 1):
         e = explained[h.id]
         terms = " ".join("%s%s" % (m["term"], "" if m["weight"] == 1 else "(%g)" % m["weight"]) for m in e["matched"])
         out.write("%d. %s  %s\n" % (i, h.id, "  ".join("%s %.2f" % kv for kv in e["channels"].items())
                                     + "  merged %.2f  rerank %+.2f" % (e["merged"], e["rerank"])
                                     + ("  recency x%.2f" % e["recency"] if "recency" in e else "")
-                                    + ("  repeats a better hit x%.2f" % e["repeat"] if "repeat" in e else "")))
+                                    + ("  repeats a better hit x%.2f" % e["repeat"] if "repeat" in e else "")
+                                    + {True: "  of the day asked", False: "  of another day"}.get(e.get("asked_day"), "")))
         lexical = e["channels"]["keyword"] or e["channels"]["vector"]
         out.write("   matched: %s\n" % (terms or ("(trigrams or prefixes only)" if lexical or not e["channels"].get("semantic")
                                                else "(no query word: by meaning alone, the semantic channel)")))

@@ -17,15 +17,16 @@ class Hits(list):
     """A search's hits, best first, and the channels that scored them
     (keyword, vector, semantic): what the search used travels with its answer."""
 
-    def __init__(self, hits=(), channels=(), repeats=()):
+    def __init__(self, hits=(), channels=(), repeats=(), earlier=None):
         list.__init__(self, hits)
         self.channels = list(channels)
         self.repeats = set(repeats)  # ids of hits that only repeat better ones (diversity.py)
+        self.earlier = dict(earlier or {})  # {hit id: id of a newer hit saying otherwise} (supersede.py)
 
 
 # Passages: touching hits in one file become one
 
-def _passages(order, rows, merged, keyword, vector, params, min_score, semantic=None):
+def build_passages(order, rows, merged, keyword, vector, params, min_score, semantic=None):
     """Hits in rank order, each line shown once.  A candidate that touches a
     better hit in the same file (within merge_gap lines, at most
     merge_max_lines together) and scores at least merge_min_share of it joins

@@ -4,16 +4,22 @@ from collections import Counter
 
 from ..text.bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
 from ..text.chinese import SURNAMES, ZH_FREE_CHARS, fold, frame_spans, function_spans, is_cjk, pair_binds
-from .dates import date_matches, query_dates, relative_spans, spans_match
+from .answers import asks_when, holds_time
+from .dates import asked_dates, by_asked_days, day_notes, names_dates, on_asked_day, today_of
 from ..text.params import DEFAULT_PARAMS
-from .passages import Hits, _passages
-from .query import _is_unigram, analyse_query
+from .passages import Hits, build_passages as _passages
+from .query import analyse_query, is_unigram as _is_unigram
 from ..base.records import UsageError, record
 from .snippets import make_snippet
+from .supersede import newest_first
 from ..text.tokenizer import cached_grams, expand
 
 
 DEFAULT_LIMIT = 5
+# The score from which a hit answers most of a query: SKILL.md tells agents so,
+# the prompt hook injects nothing under it, and bench/calibration.py measures
+# it.  Move all three together (tests/test_trust.py checks SKILL.md says it).
+ANSWER_CUT = 0.4
 
 
 # Candidates, as the channels see them
@@ -304,13 +310,16 @@ def semantic_share(store, query, params):
 
 
 def _search(store, query, limit, mode, min_score, filters, params):
-    q = analyse_query(store, query, params)
+    asked = asked_dates(query, today_of(filters.today if filters else None))
+    q = analyse_query(store, query, params)  # its relative dates stay words too: 'last year' meets 'last year we...'
     channels = ["keyword"] + (["vector"] if mode != "keyword" else [])
     share = semantic_share(store, query, params) if store.embedder is not None and mode == "hybrid" else 0.0
     lexical = q.probe or q.unknown or q.prefixes
-    if not lexical and not share:  # no known word, and no meaning to compare
+    if not lexical and not share and not asked.only:  # no known word, and no meaning to compare
         return Hits([], channels)
     rows = find_candidates(store, q, filters, params) if lexical else {}
+    if asked.only:  # a question that is only a date asks for that day's notes
+        rows.update(day_notes(store, asked, filters))
     semantic = {}
     if share > 0:
         from .embeddings import semantic_channel
@@ -329,12 +338,18 @@ def _search(store, query, limit, mode, min_score, filters, params):
         merged = rank_fusion(rows, lex, semantic, merged, share, params.rrf_k)
     order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if mode == "hybrid":
-        order = _rerank(order, candidates, merged, q, query_dates(query), params, fold(query))
-    if q.topic:
+        order = _rerank(order, candidates, merged, q, asked, params, fold(query),
+                        params.when_weight > 0 and asks_when(query))
+    if asked.spans or asked.only:
+        order = by_asked_days(order, rows, merged, asked, params)
+    if q.topic and not asked.only:  # a question that is only a date: its words name the day, not a topic
         order = frame_only(order, candidates, merged, q, params, bound)
     if params.recent_half_life > 0:  # opt-in (--recent): loaded only when asked for
         from .recency import prefer_recent
         order = prefer_recent(store, order, rows, merged, params)
+    earlier = {}
+    if mode == "hybrid" and params.supersede_share < 1.0:  # the newest statement of a fact first
+        order, earlier = newest_first(order, candidates, merged, q, params)
     repeats = set()
     if params.duplicate_share < 1.0:  # near-duplicate suppression (diversity.py)
         from .diversity import demote_duplicates
@@ -346,7 +361,16 @@ def _search(store, query, limit, mode, min_score, filters, params):
         hits = [h for h in hits if h.score >= floor]
     qterms = set(q.weights)
     hits = [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
-    return Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats])
+    return Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
+                _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
+
+
+def _hit_ids(hits, pairs):
+    """{older hit id: newer hit id} for the (older, newer) chunks both shown."""
+    def hit_of(row):
+        return next((h.id for h in hits if h.path == row.path and h.start_line <= row.start_line <= h.end_line), None)
+    found = {hit_of(old): hit_of(new) for old, new in pairs.items()}
+    return {old: new for old, new in found.items() if old and new}
 
 
 def rank_fusion(rows, lexical, semantic, weighted, share, k):
@@ -372,8 +396,8 @@ def holds_topic(candidate, query, key=None, bound=()):
     (李娜 in 李娜娜); a Latin word itself or, unknown, one it resembles."""
     def held(t):
         return (candidate.body.get(t, 0) + candidate.head.get(t, 0) > 0) and (key, t) not in bound
-    if any(held(t) for t in query.weights if t not in query.base and not _is_unigram(t)):
-        return True  # a synonym or regional spelling of a word of the query
+    if any(held(t) for t in query.weights if t not in query.base and t not in query.frame and not _is_unigram(t)):
+        return True  # a synonym, regional spelling or translation of a word of the topic (号码 for 手机号 is frame)
     for word in query.topic:
         if len(word) == 1 and word[0] in query.unknown and _resemblance(word[0], candidate.words):
             return True
@@ -388,12 +412,16 @@ def holds_topic(candidate, query, key=None, bound=()):
 def frame_only(order, candidates, merged, query, params=DEFAULT_PARAMS, bound=()):
     """A hit holding the query's frame (电话, 名字叫, phone number) but none
     of its topic answers another question (someone else's phone): it keeps
-    frame_only_share of its score, under the 0.4 of an answer."""
-    for key in order:
-        if not holds_topic(candidates[key], query, key, bound):
-            merged[key] *= params.frame_only_share
+    frame_only_share of its score, never more than that share of the cut of
+    an answer (ANSWER_CUT), and ranks below every hit holding the topic."""
+    holders = [k for k in order if holds_topic(candidates[k], query, k, bound)]
+    others = [k for k in order if k not in set(holders)]
+    ceiling = min([params.frame_only_share * ANSWER_CUT] + [merged[k] for k in holders])
+    for key in others:
+        merged[key] = min(merged[key] * params.frame_only_share, ceiling)
     rows = {k: c.row for k, c in candidates.items()}
-    return sorted(order, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
+    rank = lambda k: (-merged[k], rows[k].path, rows[k].ordinal)  # noqa: E731
+    return sorted(holders, key=rank) + sorted(others, key=rank)
 
 
 _LABEL = None
@@ -440,20 +468,28 @@ def _word_at(text, at, size):
     return not (before.isalnum() and before.isascii()) and not (after.isalnum() and after.isascii())
 
 
-def _rerank(order, candidates, merged, q, dates, params, folded=""):
-    """Bonuses for the best hits: the query in one line (proximity), and a
+def _rerank(order, candidates, merged, q, dates, params, folded="", when=False):
+    """Bonuses for the best hits: the query in one line (proximity), a
     file dated on a day the query names or a line that happened then
-    ("yesterday" in a note of the next day; kept in [0, 1] by renormalising)."""
+    ("yesterday" in a note of the next day), and, for a question asking
+    when, a text that says a time (kept in [0, 1] by renormalising)."""
     idf = {t: w * math.log(1 + q.n_docs / q.dfs[t]) for t, w in q.weights.items()}
     total = sum(idf[t] for t in q.base)
-    scale = 1 + params.proximity_weight + (params.date_weight if dates else 0.0)
+    held = {key for key in order if names_dates(dates) and on_asked_day(
+        dates, candidates[key].row.date, candidates[key].row.text, candidates[key].row.heading or "")}
+    # relative days no hit is of (LoCoMo's "last year", read against today) change no score
+    dated = names_dates(dates) and (dates.absolute or held)
+    scale = 1 + params.proximity_weight + (params.date_weight if dated else 0.0)
+    scale += params.when_weight if when else 0.0
     for i, key in enumerate(order):
         score = merged[key]
         if i < params.rerank_depth:
             score += params.proximity_weight * proximity(candidates[key], idf, total)
         row = candidates[key].row
-        if dates and (date_matches(row.date, dates) or spans_match(relative_spans(row.text, row.date), dates)):
+        if key in held:
             score += params.date_weight
+        if when and i < params.rerank_depth and holds_time(row.text):
+            score += params.when_weight
         if i < params.rerank_depth and params.label_weight and _labels_query_word(row.text, folded):
             score += params.label_weight
         merged[key] = min(1.0, score / scale)

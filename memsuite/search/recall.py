@@ -6,7 +6,7 @@ from ..text.chinese import is_cjk
 from ..text.citations import cite, parse_reference, ranges_overlap
 from ..base.options import to_date
 from .passages import TAIL_LINES
-from .ranking import search
+from .ranking import ANSWER_CUT, search
 from ..text.markdown import is_heading
 from ..text.tokenizer import tokenize
 from ..base.records import StoreError, UsageError, record
@@ -208,7 +208,7 @@ def pack(hits, query, budget):
 
 # The prompt hook's recall: when to speak, and what to send within a budget
 
-RECALL_CUT = 0.4        # the calibrated "this answers it" line for a question (bench/hooks.py, LoCoMo tuning half)
+RECALL_CUT = ANSWER_CUT  # the one calibrated "this answers it" line (search/ranking.py; bench/calibration.py)
 RECALL_FLOOR = 0.2      # once the best hit passes the cut, others down to this score fill the budget
 RECALL_FIRST = 0.3      # the budget's share the best hit may take when the next one scores as well...
 LEAD_POWER = 4          # ...times (its score / the next one's) ** this (bench/hooks.py, bench/autorecall.py: tuning)

@@ -22,7 +22,7 @@ def hit_json(hit):
             "source": "sessions" if is_session(hit.path) else "memory"}
 
 
-def _content(text):
+def gist_text(text):
     """The lines of a chunk worth a gist (no blank lines or headings)."""
     lines = text.split("\n")
     return " ".join(lines[i].strip() for i in content_lines(lines))
@@ -34,7 +34,7 @@ def entry_json(e, full=True):
     if full:
         out["text"] = e.text
     else:
-        out["gist"] = gist(_content(e.text))
+        out["gist"] = gist(gist_text(e.text))
     return out
 
 

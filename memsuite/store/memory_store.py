@@ -1,50 +1,20 @@
-"""MemoryStore: a memory folder and its index.  Picks the backend, keeps it fresh,
-recovers from damage, reports status, and fills the embeddings of a provider
-when one is set.  Ranking is not here (ranking.py)."""
+"""MemoryStore: a memory folder and its index.  Opens the backend, syncs it with
+the folder, recovers from damage, and reads; keeping answers fresh
+(freshness.py), filling embeddings (embedding_fill.py) and backups
+(backups.py) have their own modules.  Ranking is not here (search/ranking.py)."""
 import os
 import sys
-import time
 
 from ..index.records import SyncReport, plan_sync, stat_digest
 from ..text.params import DEFAULT_PARAMS
 from ..base.records import IndexDamaged, StoreError, UsageError
-from ..files.sources import (INDEX_DIRNAME, discover, files_rule, is_session, locate_index_dir, read_memory_lines,
-                      resolve_memory_dir, stat_sources, writable_dir)
+from ..files.sources import (INDEX_DIRNAME, discover, discover_sessions, files_rule, is_session, locate_index_dir,
+                             read_memory_lines, resolve_memory_dir, stat_sources, writable_dir)
 from ..index.sqlite.index import NoFts5, SqliteBackend, sqlite_unavailable_reason
+from .freshness import Heartbeat, answer_fresh, refresh
 
 
 # MemoryStore: the one entry point for the other modules.
-
-BACKUPS_KEPT = 3
-
-
-class _BackgroundScan:
-    """A sync's stat pass running beside the caller (see MemoryStore.answer_fresh)."""
-
-    def __init__(self, store):
-        import threading
-        self.store, self.result = store, None
-        self.thread = threading.Thread(target=self._scan, daemon=True)
-        self.thread.start()
-
-    def _scan(self):
-        try:
-            self.result = self.store.discover()
-        except BaseException as exc:  # handed to finish(), in the caller's thread
-            self.result = exc
-
-    def finish(self):
-        """Wait for the scan; sync what changed.  True if the index changed."""
-        self.thread.join()
-        if isinstance(self.result, BaseException):
-            raise self.result
-        found, _ = self.result
-        store = self.store
-        if store.reflects(found):
-            return False
-        store._recovering(store._sync, scan=self.result, resync=False)
-        return True
-
 
 def write_failure(exc, index_dir):
     """A StoreError for failures a user can act on (busy, full, read-only), else None."""
@@ -77,18 +47,6 @@ def _restricted(known, only):
     return {p: v for p, v in known.items() if p in wanted}
 
 
-def _process_alive(pid):
-    if os.name == "nt":  # os.kill(pid, 0) would signal the process there
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True  # it exists, owned by someone else
-    return True
-
-
 class _Recovering:
     """A backend part (the link tables) whose calls recover from a damaged index."""
 
@@ -118,7 +76,7 @@ class MemoryStore:
     """
 
     def __init__(self, root=None, backend=None, index_dir=None, warn=None, params=None, sessions=None,
-                 namespace=None):
+                 namespace=None, embedder=None):
         self.root = resolve_memory_dir(root)
         self.sessions_dir = _sessions_dir(sessions)
         self.params = params or DEFAULT_PARAMS
@@ -133,9 +91,12 @@ class MemoryStore:
         self.last_report = None
         self.stale = False  # True when the last refresh could not update the index
         self.checked_by = None  # when a watcher checked the folder for the last refresh: what and when
-        self.embedder = None  # an embedding provider (memory_search.make_embedder), or None: off
+        self.heartbeat = Heartbeat(self.index_dir, self.root)
+        self.embedder = None  # an embedding provider (see use_embedder), or None: off
         self.embed_report = {"requested": "off", "provider": None, "model": None, "dim": None, "skipped": {}}
         self.embed_error = None  # why the last use of the embedder failed, or None
+        self.embed_batch = None  # the batch size that fitted the provider's timeout, once known
+        self.use_embedder(embedder)
         if requested == "postgres":  # a shared server (postgres.py); its driver is imported only now
             from ..index.postgres.backend import PostgresBackend
             self.backend = PostgresBackend(self.root, namespace, self.params, self.warn)
@@ -205,15 +166,17 @@ class MemoryStore:
         sessions folder when one is set (see discover, discover_sessions)."""
         files, problems = discover(self.root, self.index_dir, folders)
         if self.sessions_dir:
-            from ..files.transcripts import discover_sessions
             files += discover_sessions(self.sessions_dir)
         return files, problems
+
+    def stat(self, paths):
+        """SourceFiles of these relative paths, those that exist."""
+        return self._stat(paths)
 
     def _stat(self, paths):
         memory = [p for p in paths if not is_session(p)]
         found = stat_sources(self.root, memory)
         if self.sessions_dir:
-            from ..files.transcripts import discover_sessions
             found += [f for f in discover_sessions(self.sessions_dir) if f.path in set(paths)]
         return found
 
@@ -240,30 +203,41 @@ class MemoryStore:
         return fn(*args, **kwargs)
 
     def _quarantine(self, exc):
-        """Move the damaged index aside: the very file this process opened
-        (another process may have rebuilt a healthy one at the same path)."""
-        if hasattr(self.backend, "discard"):  # a shared server: empty this folder's namespace alone
-            self.backend.discard()
-            self.warn("index was damaged (%s); emptied namespace %s and rebuilt it from the Markdown"
-                      % (str(exc).splitlines()[0] if str(exc) else type(exc).__name__, self.backend.ns))
-            return
-        opened = self._opened_identity
-        self.backend.close()
+        """Put the damaged index aside (Backend.discard): the very index this
+        process opened (another process may have rebuilt a healthy one at the
+        same path meanwhile)."""
         files = self.backend.files_on_disk()
-        if opened and files and _identity(files[0]) not in (None, opened):
+        if self._opened_identity and files and _identity(files[0]) not in (None, self._opened_identity):
+            self.backend.close()
             self.warn("the index was rebuilt by another process meanwhile; reading the new one")
             return
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        moved = None
-        for path in files:
-            if os.path.exists(path):
-                target = "%s.damaged-%s" % (path, stamp)
-                os.replace(path, target)
-                moved = moved or target
-        self.warn("index was damaged (%s); moved it to %s and rebuilt it from the Markdown"
-                  % (str(exc).splitlines()[0] if str(exc) else type(exc).__name__, moved or "nowhere"))
+        done = self.backend.discard()
+        self.warn("index was damaged (%s); %s and rebuilt it from the Markdown"
+                  % (str(exc).splitlines()[0] if str(exc) else type(exc).__name__, done))
+
+    def use_embedder(self, embedder, report=None):
+        """Search and refresh with an embedding provider (make_embedder's), or
+        None: off; report is what make_embedder said about choosing it."""
+        self.embedder = embedder
+        if report is not None:
+            self.embed_report = report
 
     # --- keeping the index fresh -------------------------------------------
+    def refresh(self):
+        """The freshness policy every door uses (see freshness.refresh): sync,
+        or warn and set self.stale.  Returns self.stale."""
+        return refresh(self)
+
+    def answer_fresh(self, answer):
+        """answer() on an up-to-date index (see freshness.answer_fresh)."""
+        return answer_fresh(self, answer)
+
+    def fill_vectors(self, progress=None, limit=None):
+        """Embed the indexed texts the provider has no vector for yet (see
+        embedding_fill.py); how many were embedded."""
+        from .embedding_fill import fill_vectors
+        return fill_vectors(self, progress, limit)
+
     def sync(self, only=None, scan=None):
         """Bring the index up to date with the folder; cheap when nothing changed.
         With only (relative paths), look at those files alone; with scan (what
@@ -271,97 +245,10 @@ class MemoryStore:
         index cannot be written."""
         return self._recovering(self._sync, only=only, scan=scan, resync=False)
 
-    def refresh(self):
-        """The freshness policy every door uses (CLI, MCP server, watch):
-        sync before answering; if the index cannot be written (another process
-        busy, a full disk), warn and answer from the last good index, with
-        self.stale set.  Returns self.stale."""
-        self.checked_by = self._watcher_check()
-        if self.checked_by is None:
-            try:
-                self.sync()
-                self.stale = False
-            except StoreError as exc:
-                self.warn("warning: %s; answers may be stale" % exc)
-                self.stale = True
-        else:
-            self.stale = False
-        if self.embedder is not None:
-            self.fill_vectors()
-        return self.stale
-
-    # --- vectors of the embedding provider ---------------------------------------
-    EMBED_BATCH = 64
-
-    def fill_vectors(self, progress=None, limit=None):
-        """Embed the indexed texts that have no vector of the embedder's model
-        yet, a batch at a time (each batch is kept as soon as it is done).  A
-        provider that fails (down, killed, bad vectors) stops the filling
-        with a warning: the keyword index is unaffected and a later call goes
-        on where this one stopped.  Returns how many texts were embedded."""
-        from ..index.embedding_tables import EmbedError, EmbedTimeout, check_vector, embedding_text, pack_vector
-        embedder, done = self.embedder, 0
-        batch = getattr(self, "_embed_batch", self.EMBED_BATCH)  # a long-running process keeps what fitted
-        answered, resume = False, None  # whether the provider has answered a batch; the size after a probe
-        model = embedder.key
-        self.embed_error = None
-        while limit is None or done < limit:
-            chunks = self.embeddings.missing(model, batch)
-            if not chunks:
-                break
-            try:
-                vectors = embedder.embed([embedding_text(c) for c in chunks])
-                rows = [(c.hash, pack_vector(check_vector(v, embedder.dim))) for c, v in zip(chunks, vectors)]
-                if len(vectors) != len(chunks):
-                    raise EmbedError("%s returned %d vectors for %d texts"
-                                     % (embedder.name, len(vectors), len(chunks)))
-            except EmbedTimeout as exc:
-                if batch > 1 and answered:  # a slow local server (a CPU model): smaller batches fit the timeout
-                    batch = self._embed_batch = batch // 2
-                    continue
-                if batch > 1:  # slow, or answering nothing at all? one text tells, before 6 more timeouts
-                    batch, resume = 1, batch // 2
-                    continue
-                self.embed_error = str(exc)
-                self.warn("warning: embedding stopped (%s); the keyword search goes on without it" % exc)
-                break
-            except EmbedError as exc:
-                self.embed_error = str(exc)
-                self.warn("warning: embedding stopped (%s); the keyword search goes on without it" % exc)
-                break
-            self.embeddings.put(model, rows)
-            done += len(rows)
-            answered = True
-            if resume:  # the provider answers: on with half the batch that timed out
-                batch, resume = resume, None
-                self._embed_batch = batch
-            if progress:
-                progress(done)
-        return done
-
-    def answer_fresh(self, answer):
-        """answer() computed on an up-to-date index.  A small index is
-        refreshed first; on a large one the stat pass runs in a thread while
-        answer() runs on the index as it is, and answer() runs again only if
-        something changed (rarely)."""
-        if self.chunk_count() < self.params.background_scan_chunks or self.watcher_is_fresh() \
-                or self.embedder is not None:
-            self.refresh()
-            return answer()
-        scan = _BackgroundScan(self)
-        result = answer()
-        try:
-            if scan.finish():
-                result = answer()
-            self.stale = False
-        except StoreError as exc:
-            self.warn("warning: %s; answers may be stale" % exc)
-            self.stale = True
-        return result
-
     def rebuild(self):
         """Back up the index (keeping the last few), then rebuild it from scratch."""
-        backup = self._backup()
+        from .backups import back_up
+        backup = back_up(self)
         report = self._recovering(self._sync, rebuild=True, resync=False)
         return report, backup
 
@@ -431,98 +318,12 @@ class MemoryStore:
         return SyncReport(sorted(added), sorted(updated), sorted(removed),
                           sorted(unchanged + touched), sorted(problems))
 
-    # --- a watcher's heartbeat -------------------------------------------------
-    # `search.sh watch` checks the folder every few seconds and says so in a
-    # small file beside the index; while it is alive and recent, other
-    # processes trust it and skip their own check (a stat of every file).
-
-    HEARTBEAT = "watch.heartbeat"
-
-    def _heartbeat_path(self):
-        return os.path.join(self.index_dir, self.HEARTBEAT) if self.index_dir else None
-
-    def beat(self, interval, every_file=None):
-        """Say that this process (a watcher) checked the folder just now: its
-        recent files, and every file at time every_file (default: now)."""
-        path = self._heartbeat_path()
-        if path:
-            tmp = "%s.tmp-%d" % (path, os.getpid())
-            now = time.time()
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write("%d %s %r %s %r\n" % (os.getpid(), interval, now, self._heartbeat_folder(),
-                                              every_file or now))
-            os.replace(tmp, path)  # no fsync: a lost heartbeat only means a scan
-
-    def _heartbeat_folder(self):
-        import zlib
-        return "%08x" % zlib.crc32(os.path.realpath(self.root).encode("utf-8", "surrogatepass"))
-
-    def stop_beating(self):
-        path = self._heartbeat_path()
-        if path and self.watcher() and self.watcher()["pid"] == os.getpid():
-            os.unlink(path)
-
-    def watcher(self):
-        """{pid, interval, checked, every_file, alive, fresh} of the watcher of
-        this folder (checked: when it last looked at the recent files; every_file:
-        at all of them), or None."""
-        path = self._heartbeat_path()
-        try:
-            with open(path, encoding="utf-8") as f:
-                pid, interval, checked, folder, every_file = f.read().split()
-            pid, interval, checked, every_file = int(pid), float(interval), float(checked), float(every_file)
-        except (OSError, TypeError, ValueError):
-            return None
-        if folder != self._heartbeat_folder():
-            return None  # a watcher of another folder sharing this index folder
-        alive = _process_alive(pid)
-        return {"pid": pid, "interval": interval, "checked": checked, "every_file": every_file, "alive": alive,
-                "fresh": alive and time.time() - checked <= 2 * interval + 0.5}
-
-    def _watcher_check(self):
-        """What a live watcher checked for us ({by, recent_files_seconds_ago,
-        every_file_seconds_ago}: it looks at every file less often than at
-        the recent ones), or None when this process must check itself."""
-        watcher = self.watcher() if self.index_dir else None
-        if not (watcher and watcher["fresh"] and watcher["pid"] != os.getpid()):
-            return None
-        now = time.time()
-        return {"by": "watch", "recent_files_seconds_ago": round(now - watcher["checked"], 1),
-                "every_file_seconds_ago": round(now - watcher["every_file"], 1)}
-
-    def watcher_is_fresh(self):
-        found = self.watcher() if self.index_dir else None
-        return bool(found and found["fresh"] and found["pid"] != os.getpid())
-
     def stale_files(self):
         """What a sync would change, without writing: (changed, removed, skipped)
         paths, skipped being (path, issue) pairs discovery passed over."""
         found, skipped = self.discover()
         changed, removed, _ = plan_sync(self.known_files(), found)
         return [f.path for f in changed], removed, skipped
-
-    def _backup(self):
-        if not self.index_dir or not any(os.path.exists(p) for p in self.backend.files_on_disk()[:1]):
-            return None
-        folder = os.path.join(self.index_dir, "backups")
-        os.makedirs(folder, exist_ok=True)
-        now = time.time()
-        name = "%s-%06d-%s" % (time.strftime("%Y%m%d-%H%M%S", time.localtime(now)),
-                               int(now % 1 * 1e6), self.backend.filename)
-        dest = os.path.join(folder, name)
-        partial = os.path.join(folder, ".partial-" + name)  # renamed when complete
-        try:
-            self.backend.backup_to(partial)
-            os.replace(partial, dest)
-        except Exception as exc:
-            if os.path.exists(partial):
-                os.unlink(partial)
-            self.warn("could not back up the index (%s); rebuilding anyway" % exc)
-            return None
-        olds = sorted(n for n in os.listdir(folder) if n.endswith(self.backend.filename))
-        for old in olds[:-BACKUPS_KEPT]:
-            os.unlink(os.path.join(folder, old))
-        return dest
 
     # --- reads -------------------------------------------------------------
     @property

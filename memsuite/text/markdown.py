@@ -32,8 +32,16 @@ def mask_private(text):
     every line break as it was (\n, \r\n or \r), so line numbers stay exact."""
     if "private" not in text.lower():
         return text
-    return pattern("private").sub(lambda m: "".join(
-        "[private]" + brk for brk in pattern("line_break").findall(m.group(0)) + [""]), text)
+    return pattern("private").sub(_masked_block, text)
+
+
+def _masked_block(m):
+    """[private] for each line of a block; a block left open to the end of a
+    file that ends with a line break has no line after that break."""
+    block = m.group(0)
+    breaks = pattern("line_break").findall(block)
+    last = "" if block.endswith(("\n", "\r")) else "[private]"
+    return "".join("[private]" + brk for brk in breaks) + last
 
 
 def is_heading(line):

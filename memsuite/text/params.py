@@ -23,15 +23,19 @@ _PARAM_DEFAULTS = [
     ("rerank_depth", 20),        # the best hits get the proximity bonus...
     ("proximity_weight", 0.15),  # ...worth this much (scores renormalised to [0, 1])
     ("date_weight", 0.1),        # bonus for a file dated on a day the query names
+    ("when_weight", 0.1),        # bonus for a text saying a time, when a question asks when
     ("label_weight", 0.1),       # bonus for a line labelled by a query word ('- 李明：...')
     ("recent_half_life", 0.0),   # --recent: days for a note's recency to halve (0: off, the default)...
     ("recent_weight", 0.3),      # ...and the share of its score that decays with age (see recency.py)
     ("duplicate_share", 0.5),    # a hit only repeating better ones keeps this share (1.0: off; diversity.py)...
     ("duplicate_similarity", 0.8),  # ...a line repeats another at this Jaccard similarity of their terms
+    ("supersede_share", 0.95),   # a later note saying otherwise about the same words, within this share
+                                 # of an earlier one's score, ranks above it (1.0: off; supersede.py)
     ("score_floor", 0.05),       # by default hits scoring under this are not shown...
     ("relative_floor", 0.15),    # ...nor those under this share of the best hit
     ("function_weight", 0.1),    # a query's Chinese function words (什么时候, 是谁, 的) count this much...
     ("cross_weight", 0.3),       # ...a bigram across a function word's edge (频什 in 视频什么) this much
+    ("break_weight", 0.3),       # ...one across two everyday words (机号 in 手机|号) this much
     ("unigram_weight", 1.0),     # ...and a single Chinese character of a longer word this much
     ("frame_weight", 1.0),       # a question's frame (电话, 名字, 来着; name, phone) against its topic...
     ("frame_only_share", 0.5),   # ...and a hit holding the frame but none of the topic keeps this share
@@ -48,9 +52,13 @@ _PARAM_DEFAULTS = [
                                      # this many texts; above, only the lexical candidates are compared
     ("regional_weight", 0.9),    # a query word's other regional spelling (資料庫 / 数据库)...
     ("synonym_weight", 0.5),     # ...and its everyday synonyms count this much of the word
+    ("lexicon_weight", 0.9),     # ...and its other-language words (data/en-zh-lexicon.txt: keyboard / 键盘) this
+                                 # share of the words they translate (bench/crosslingual.py)
     ("merge_gap", 0),            # hits this close (0: touching) become one passage...
     ("merge_max_lines", 10),     # ...of at most this many lines...
     ("merge_min_share", 0.8),    # ...when the later hit scores this share of the first
+    ("long_prompt_terms", 10),   # a query of this many distinct words is a chat turn: its chat words...
+    ("filler_weight", 0.3),      # ...(greetings, thanks, "ready", "next step"; text/filler.py) count this much
     ("max_query_terms", 64),     # the rarest terms of a very long query
     ("probe_postings", 5000),    # FTS5 is asked for the rarest terms, up to this many postings
     ("fuzzy_prefix", 4),         # an unknown word also asks for words starting with 4 letters
@@ -68,7 +76,7 @@ INDEX_PARAMS = ("chunk_lines", "chunk_overlap", "chunk_chars", "heading_weight")
 # the index's keyword rows are deleted by re-deriving their terms, so an index
 # must never outlive the tokenizer that built it (tests/test_tokenizer.py
 # pins the output for a probe text).
-TOKENIZER_VERSION = 7
+TOKENIZER_VERSION = 8  # 8: transcripts rendered redacted (an index of them must not keep secrets)
 
 
 def index_settings(params, folder=None):

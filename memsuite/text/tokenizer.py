@@ -2,8 +2,9 @@
 as bigrams, numbers and codes in their forms, and the vector channel's trigrams."""
 import re
 
-from .chinese import _is_cjk_char, fold
+from .chinese import is_cjk_char, fold
 from ..base.patterns import pattern
+from ..base.records import UsageError
 from .stemmer import stem
 
 
@@ -30,6 +31,21 @@ we'd we'll we're we've were weren't what what's when when's where where's which 
 who who's whom why why's with won't would wouldn't you you'd you'll you're you've your
 yours yourself yourselves s t d ll m re ve just also
 """.split())
+
+
+# A query's cost grows with its length (terms, prefixes, trigrams, splits of
+# unknown words): every door refuses a longer one, so any query up to this
+# answers within a few times a normal query (bench/long_query.py).
+MAX_QUERY_CHARS = 2000
+MAX_SPLIT_WORD = 40  # an unknown word longer than this is never read as two words joined
+MAX_UNKNOWN_WORDS = 16  # unknown words (typos) matched by resemblance: each is a pass over every candidate
+
+
+def check_query_length(query):
+    """Refuse a query longer than MAX_QUERY_CHARS, in one line."""
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError("query too long: %d characters (at most %d; shorten it to its key words)"
+                         % (len(query), MAX_QUERY_CHARS))
 
 
 def text_units(text):
@@ -88,7 +104,7 @@ def expand(units, unigrams=True):
         return units.split()
     out = []
     for unit in units.split():
-        if _is_cjk_char(unit[0]):
+        if is_cjk_char(unit[0]):
             out.extend(_cjk_terms(unit, unigrams))
         else:
             out.append(unit)

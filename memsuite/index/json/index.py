@@ -3,13 +3,13 @@ import os
 import time
 
 from ...text.bm25 import bm25_idf, bm25_weight
-from ..records import (SCHEMA_VERSION, FileState, LazyTables, StoredChunk, _now, filters_admit,
-                            has_filters)
+from ..records import SCHEMA_VERSION, FileState, timestamp_now, filters_admit, has_filters
 from ...text.params import DEFAULT_PARAMS, index_settings, settings_change
-from ..prepare import chunk_text
-from ...base.records import IndexDamaged, record
+from ...base.records import IndexDamaged
 from ...base.sorted_lines import SortedLines, map_file
-from ...text.tokenizer import text_units
+from ..backend import Backend, move_aside
+from .format import (JSON_CHUNK_FIELDS, JsonChunk, json_index_problem, json_stored, parse_postings,
+                     split_file_text)
 
 
 # JSON backend: the same information in plain files, for Pythons without
@@ -27,16 +27,9 @@ from ...text.tokenizer import text_units
 # removes the old ones: a reader never mixes generations (it retries when a
 # writer removed its generation under it).
 
-JSON_CHUNK_FIELDS = ("key", "path", "ordinal", "start_line", "end_line", "piece", "heading", "head_units",
-                     "hash", "length", "norm_terms", "n_grams")
-JsonChunk = record("JsonChunk", JSON_CHUNK_FIELDS)
-JsonChunk.__doc__ = "A chunk record of the JSON index (the fields of StoredChunk it stores)."
-
-
-class JsonBackend(LazyTables):
+class JsonBackend(Backend):
     name = "json"
     filename = "index.json"
-    TABLES = {"links": ("index.link_tables", "JsonLinks"), "embeddings": ("index.embedding_tables", "JsonEmbeddings")}
 
     def __init__(self, index_dir, params=DEFAULT_PARAMS, warn=None, folder=None):
         self.index_dir = index_dir
@@ -51,30 +44,30 @@ class JsonBackend(LazyTables):
         for attempt in range(50):
             data = self._load_index()
             try:
-                terms, texts = self._map_generation(data["generation"])
+                terms, texts = self.map_generation(data["generation"])
                 break
             except FileNotFoundError:  # a writer replaced it just now: read index.json again
                 time.sleep(0.02)
         else:
             raise IndexDamaged("the files of index generation %d are missing" % data["generation"])
-        self._install(data, terms, texts)
+        self.install(data, terms, texts)
 
-    def _map_generation(self, generation):
+    def map_generation(self, generation):
         if not generation:
             return b"", b""
-        return map_file(self._generation_path("terms", generation)), \
-            map_file(self._generation_path("text", generation))
+        return map_file(self.generation_path("terms", generation)), \
+            map_file(self.generation_path("text", generation))
 
-    def _install(self, data, terms, texts):
+    def install(self, data, terms, texts):
         """Make data (a loaded or just written index) the one this backend reads."""
-        self.data, self._terms, self._texts = data, SortedLines(terms), texts
-        self._chunks = [JsonChunk._make(row) for row in data["chunks"]]
+        self.data, self.term_lines, self._texts = data, SortedLines(terms), texts
+        self.chunk_records = [JsonChunk._make(row) for row in data["chunks"]]
         self._by_key = self._by_path = None
         self._lines = {}
         self._avg = None
 
     def _load_index(self):
-        fresh = {"schema_version": SCHEMA_VERSION, "settings": self.settings, "created": _now(),
+        fresh = {"schema_version": SCHEMA_VERSION, "settings": self.settings, "created": timestamp_now(),
                  "last_sync": None, "generation": 0, "next_key": 1, "total_terms": 0, "files": {},
                  "chunk_fields": list(JSON_CHUNK_FIELDS), "chunks": []}
         if not self.path or not os.path.exists(self.path):
@@ -85,7 +78,7 @@ class JsonBackend(LazyTables):
                 data = json.load(f)
         except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
             raise IndexDamaged("not valid JSON (%s)" % exc)
-        problem = _json_index_problem(data)
+        problem = json_index_problem(data)
         if problem:
             raise IndexDamaged(problem)
         if data["schema_version"] != SCHEMA_VERSION or data.get("settings") != self.settings:
@@ -97,11 +90,11 @@ class JsonBackend(LazyTables):
             return fresh
         return data
 
-    def _generation_path(self, kind, generation):
+    def generation_path(self, kind, generation):
         return os.path.join(self.index_dir, "%s-%d.txt" % (kind, generation))
 
     def close(self):
-        for buf in (getattr(self, "_texts", None), getattr(getattr(self, "_terms", None), "buf", None)):
+        for buf in (getattr(self, "_texts", None), getattr(getattr(self, "term_lines", None), "buf", None)):
             if hasattr(buf, "close"):
                 buf.close()
         self.data = None
@@ -112,11 +105,14 @@ class JsonBackend(LazyTables):
         import zlib
         return isinstance(exc, (UnicodeDecodeError, zlib.error)) or type(exc).__name__ == "JSONDecodeError"
 
+    def discard(self):
+        return move_aside(self)
+
     def files_on_disk(self):
         if not self.path:
             return []
         generation = self.data["generation"] if self.data else 0
-        extra = [self._generation_path(k, generation) for k in ("terms", "text")] if generation else []
+        extra = [self.generation_path(k, generation) for k in ("terms", "text")] if generation else []
         return [self.path] + extra
 
     # --- reads -------------------------------------------------------------
@@ -136,7 +132,7 @@ class JsonBackend(LazyTables):
         return {p: v["date"] for p, v in self.data["files"].items()}
 
     def chunk_count(self):
-        return len(self._chunks)
+        return len(self.chunk_records)
 
     def total_terms(self):
         return self.data["total_terms"]
@@ -144,7 +140,7 @@ class JsonBackend(LazyTables):
     def doc_freqs(self, terms):
         out = {}
         for t in terms:
-            fields = self._terms.get(t) if "\n" not in t and "\t" not in t else None
+            fields = self.term_lines.get(t) if "\n" not in t and "\t" not in t else None
             if fields:
                 out[t] = int(fields[0])
         return out
@@ -155,20 +151,20 @@ class JsonBackend(LazyTables):
             return {}
         if phrase.endswith("*"):
             out = {}
-            for _, fields in self._terms.starting_with(phrase[:-1]):
-                for key, (b, h) in _parse_postings(fields[1]).items():
+            for _, fields in self.term_lines.starting_with(phrase[:-1]):
+                for key, (b, h) in parse_postings(fields[1]).items():
                     ob, oh = out.get(key, (0, 0))
                     out[key] = (ob + b, oh + h)
             return out
-        fields = self._terms.get(phrase)
-        return _parse_postings(fields[1]) if fields else {}
+        fields = self.term_lines.get(phrase)
+        return parse_postings(fields[1]) if fields else {}
 
     def keyword(self, terms, limit, filters=None, require_all=False, prefixes=()):
         phrases = [self._postings(t) for t in terms] + [self._postings(p + "*") for p in prefixes]
         if not phrases:
             return []
         chunks = self._chunk_index()
-        n = len(self._chunks)
+        n = len(self.chunk_records)
         avg = self._avg_length()
         scores = {}
         for postings in phrases:
@@ -190,23 +186,23 @@ class JsonBackend(LazyTables):
 
     def _avg_length(self):
         if self._avg is None:
-            self._avg = (sum(c.length for c in self._chunks) / float(len(self._chunks))) if self._chunks else 1.0
+            self._avg = (sum(c.length for c in self.chunk_records) / float(len(self.chunk_records))) if self.chunk_records else 1.0
         return self._avg or 1.0
 
     def _chunk_index(self):
         if self._by_key is None:
-            self._by_key = {c.key: c for c in self._chunks}
+            self._by_key = {c.key: c for c in self.chunk_records}
         return self._by_key
 
-    def _file_lines(self, path):
+    def file_lines(self, path):
         """(lines, units) of a file."""
         if path not in self._lines:
             start, size = self.data["files"][path]["at"]
-            self._lines[path] = _split_file_text(bytes(self._texts[start:start + size]))
+            self._lines[path] = split_file_text(bytes(self._texts[start:start + size]))
         return self._lines[path]
 
     def _stored(self, c):
-        return _json_stored(c, self._file_lines(c.path), self.data["files"][c.path]["date"], self.params)
+        return json_stored(c, self.file_lines(c.path), self.data["files"][c.path]["date"], self.params)
 
     def fetch(self, keys):
         index = self._chunk_index()
@@ -221,7 +217,7 @@ class JsonBackend(LazyTables):
     def chunks_of(self, path):
         if self._by_path is None:
             by_path = {}
-            for c in self._chunks:
+            for c in self.chunk_records:
                 by_path.setdefault(c.path, []).append(c)
             self._by_path = by_path
         return [self._stored(c) for c in sorted(self._by_path.get(path, []), key=lambda c: c.ordinal)]
@@ -234,6 +230,14 @@ class JsonBackend(LazyTables):
         return {"files": len(self.data["files"]), "chunks": self.chunk_count(), "index_bytes": size,
                 "last_sync": self.data.get("last_sync"), "schema_version": SCHEMA_VERSION}
 
+    def make_links(self):
+        from ..link_tables import JsonLinks
+        return JsonLinks(self)
+
+    def make_embeddings(self):
+        from ..embedding_tables import JsonEmbeddings
+        return JsonEmbeddings(self)
+
     # --- writes ------------------------------------------------------------
     def writer(self, rebuild=False):
         from .writer import JsonWriter
@@ -243,64 +247,5 @@ class JsonBackend(LazyTables):
         """One self-contained file: index.json with the terms and texts inside."""
         import json
         with open(dest, "w", encoding="utf-8") as f:
-            json.dump(dict(self.data, terms=bytes(self._terms.buf).decode("utf-8", "surrogatepass"),
+            json.dump(dict(self.data, terms=bytes(self.term_lines.buf).decode("utf-8", "surrogatepass"),
                            texts=bytes(self._texts).decode("utf-8", "surrogatepass")), f, ensure_ascii=False)
-
-
-def _file_text(lines, units):
-    """How the JSON index keeps a file: its lines, NUL, their units."""
-    return ("\n".join(lines) + "\0" + "\n".join(units)).encode("utf-8", "surrogatepass")
-
-
-def _split_file_text(data):
-    text, units = data.decode("utf-8", "surrogatepass").rsplit("\0", 1)
-    return text.split("\n"), units.split("\n")
-
-
-def _json_stored(c, file_lines, date, params):
-    """A StoredChunk from a JSON chunk record and its file's (lines, units)."""
-    lines, units = file_lines
-    text = chunk_text(lines, c.start_line, c.end_line, c.piece, params)
-    line_units = (text_units(text),) if c.piece else tuple(units[c.start_line - 1:c.end_line])
-    return StoredChunk(c.key, c.path, c.ordinal, c.start_line, c.end_line, c.heading, date, text, c.hash,
-                       line_units, c.head_units, c.length, c.norm_terms, c.n_grams)
-
-
-def _parse_postings(text):
-    out = {}
-    for item in text.split():
-        key, b, h = item.split(":")
-        out[int(key)] = (int(b), int(h))
-    return out
-
-
-def _json_index_problem(data):
-    """Why a loaded index.json is not an index of ours, or None."""
-    if not isinstance(data, dict):
-        return "not a memory index (a JSON %s)" % type(data).__name__
-    need = {"schema_version": int, "settings": str, "generation": int, "next_key": int,
-            "total_terms": int, "files": dict, "chunks": list, "chunk_fields": list}
-    for key, kind in need.items():
-        if not isinstance(data.get(key), kind):
-            if data.get("schema_version") != SCHEMA_VERSION and isinstance(data.get("schema_version"), int):
-                return None  # another version's index: rebuilt, not damaged
-            return "not a memory index (%s missing or wrong)" % key
-    if data["chunk_fields"] != list(JSON_CHUNK_FIELDS):
-        return "unknown chunk fields"
-    for path, entry in data["files"].items():
-        if not isinstance(entry, dict) or not isinstance(entry.get("at"), list) \
-                or not all(k in entry for k in ("size", "mtime_ns", "hash", "issue", "date")):
-            return "bad file record for %s" % path
-    for row in data["chunks"]:
-        if not isinstance(row, list) or len(row) != len(JSON_CHUNK_FIELDS) or row[1] not in data["files"]:
-            return "bad chunk record"
-    return None
-
-
-def _parse_terms(data):
-    terms = {}
-    for line in data.decode("utf-8", "surrogatepass").split("\n"):
-        if line:
-            term, df, postings = line.split("\t")
-            terms[term] = [int(df), postings]
-    return terms

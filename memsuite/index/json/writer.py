@@ -3,8 +3,8 @@ import os
 from collections import Counter
 
 from ...base.fileio import FileLock, write_bytes_atomic, write_json_atomic
-from ..records import FileState, _now
-from .index import JsonChunk, _file_text, _json_stored, _parse_postings, _parse_terms
+from ..records import FileState, timestamp_now
+from .format import JsonChunk, file_text, json_stored, parse_postings, parse_terms
 from ..prepare import chunk_terms
 
 
@@ -27,8 +27,8 @@ class JsonWriter:
         data = backend.data
         self.files = {p: dict(v) for p, v in data["files"].items()}
         self.texts = {}  # path -> (lines, units) of files put now
-        self.chunks = {c.key: c for c in backend._chunks}
-        self.terms = _parse_terms(bytes(backend._terms.buf))  # {term: [df, postings text or dict]}
+        self.chunks = {c.key: c for c in backend.chunk_records}
+        self.terms = parse_terms(bytes(backend.term_lines.buf))  # {term: [df, postings text or dict]}
         self.next_key, self.total = data["next_key"], data["total_terms"]
         if self.rebuild:
             self.files, self.chunks, self.terms, self.total = {}, {}, {}, 0
@@ -40,11 +40,11 @@ class JsonWriter:
     def _postings(self, term):
         entry = self.terms.setdefault(term, [0, {}])
         if not isinstance(entry[1], dict):
-            entry[1] = _parse_postings(entry[1])
+            entry[1] = parse_postings(entry[1])
         return entry[1]
 
     def _file_lines(self, path):
-        return self.texts[path] if path in self.texts else self.backend._file_lines(path)
+        return self.texts[path] if path in self.texts else self.backend.file_lines(path)
 
     def remove(self, path):
         if path not in self.files:
@@ -54,7 +54,7 @@ class JsonWriter:
         expanded = {}
         for key in [k for k, c in self.chunks.items() if c.path == path]:
             c = self.chunks.pop(key)
-            stored = _json_stored(c, file_lines, entry["date"], self.backend.params)
+            stored = json_stored(c, file_lines, entry["date"], self.backend.params)
             terms = chunk_terms(stored.units, stored.head_units, expanded)
             for term in set(terms.body.split()) | set(terms.head.split()):
                 self._postings(term).pop(key, None)
@@ -100,12 +100,12 @@ class JsonWriter:
         backend = self.backend
         texts, offset = [], 0
         for path in sorted(self.files):
-            blob = _file_text(*self._file_lines(path))
+            blob = file_text(*self._file_lines(path))
             self.files[path]["at"] = [offset, len(blob)]
             texts.append(blob)
             offset += len(blob)
         data = dict(backend.data, files=self.files, next_key=self.next_key, total_terms=self.total,
-                    last_sync=_now(), generation=backend.data["generation"] + 1,
+                    last_sync=timestamp_now(), generation=backend.data["generation"] + 1,
                     chunks=[list(c) for c in sorted(self.chunks.values(), key=lambda c: (c.path, c.ordinal))])
         lines = []
         for term, (df, postings) in self.terms.items():
@@ -116,15 +116,15 @@ class JsonWriter:
         lines.sort(key=lambda line: line[:line.index(b"\t")])
         terms_data, text_data = b"\n".join(lines), b"".join(texts)
         if not backend.path:
-            backend._install(data, terms_data, text_data)
+            backend.install(data, terms_data, text_data)
             return
         generation = data["generation"]
         for kind, payload in (("terms", terms_data), ("text", text_data)):
-            write_bytes_atomic(backend._generation_path(kind, generation), payload)
+            write_bytes_atomic(backend.generation_path(kind, generation), payload)
         write_json_atomic(backend.path, data)
         backend.close()
-        backend._install(data, *backend._map_generation(generation))
-        keep = {os.path.basename(backend._generation_path(k, generation)) for k in ("terms", "text")}
+        backend.install(data, *backend.map_generation(generation))
+        keep = {os.path.basename(backend.generation_path(k, generation)) for k in ("terms", "text")}
         for name in os.listdir(backend.index_dir):  # older generations
             if name.endswith(".txt") and name.startswith(("terms-", "text-")) and name not in keep:
                 try:

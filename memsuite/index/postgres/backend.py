@@ -1,5 +1,5 @@
-"""The PostgreSQL backend: the store contract (see "The backend contract" in
-memory_store.py) on a server a team or several machines share.
+"""The PostgreSQL backend: the store contract (the Backend class, index/backend.py)
+on a server a team or several machines share.
 
 Optional, never required: chosen with MEMORY_BACKEND=postgres (or --backend
 postgres); the server is named by MEMORY_PG_DSN or the standard PG* variables.
@@ -26,7 +26,7 @@ parameterised (table names are constants).
 import socket
 
 from ...text.bm25 import bm25_idf, bm25_weight
-from ..records import (BLOCK_LINES, SCHEMA_VERSION, FileState, StoredChunk, _batched, _now, filters_admit,
+from ..records import (BLOCK_LINES, SCHEMA_VERSION, FileState, StoredChunk, batched, timestamp_now, filters_admit,
                             has_filters)
 from ...base.jsonout import to_json
 from ...text.markdown import line_pieces
@@ -34,56 +34,13 @@ from ...text.params import DEFAULT_PARAMS, index_settings, settings_change
 from .connect import (NAMESPACE_RE, copy_value, describe_server, dsn_settings, encodable,
                                load_driver, parse_namespaces, pg8000_args, scrub)
 from ...base.records import IndexDamaged, StoreError
-from ..sqlite.index import _unpack_block, _unpack_headings
+from ..blocks import unpack_block, unpack_headings
 from ...text.tokenizer import text_units
-
-PG_SCHEMA_VERSION = 1
-LOCK_SPACE = 0x6d656d  # first key of our advisory locks ('mem'); the second is the namespace's hash
-LINK_LOCK_SPACE = LOCK_SPACE + 1
-SCHEMA_LOCK = 0
-BATCH = 20000  # rows per INSERT ... SELECT FROM unnest(...)
-
-_SCHEMA = """
-CREATE SEQUENCE IF NOT EXISTS memsuite_ids;
-CREATE TABLE IF NOT EXISTS memsuite_meta(ns TEXT NOT NULL, key TEXT NOT NULL, value TEXT,
-    PRIMARY KEY(ns, key));
-CREATE TABLE IF NOT EXISTS memsuite_files(id BIGINT PRIMARY KEY, ns TEXT NOT NULL, path TEXT NOT NULL,
-    size BIGINT, mtime_ns BIGINT, hash TEXT, issue TEXT, date TEXT, headings BYTEA, UNIQUE(ns, path));
-CREATE TABLE IF NOT EXISTS memsuite_blocks(file BIGINT NOT NULL, block INTEGER NOT NULL, data BYTEA NOT NULL,
-    PRIMARY KEY(file, block));
-CREATE TABLE IF NOT EXISTS memsuite_chunks(id BIGINT PRIMARY KEY, ns TEXT NOT NULL, file BIGINT NOT NULL,
-    ordinal INTEGER NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, piece INTEGER NOT NULL,
-    heading INTEGER NOT NULL, hash TEXT, length INTEGER NOT NULL, norm_terms DOUBLE PRECISION NOT NULL,
-    n_grams INTEGER NOT NULL);
-CREATE UNIQUE INDEX IF NOT EXISTS memsuite_chunks_by_file ON memsuite_chunks(file, ordinal);
-CREATE INDEX IF NOT EXISTS memsuite_chunks_by_hash ON memsuite_chunks(ns, hash);
-CREATE TABLE IF NOT EXISTS memsuite_postings(ns TEXT NOT NULL, term TEXT COLLATE "C" NOT NULL,
-    chunk BIGINT NOT NULL, tf REAL NOT NULL, length INTEGER NOT NULL,
-    PRIMARY KEY(ns, term, chunk) INCLUDE (tf, length));
-CREATE TABLE IF NOT EXISTS memsuite_terms(ns TEXT NOT NULL, term TEXT COLLATE "C" NOT NULL,
-    df INTEGER NOT NULL, PRIMARY KEY(ns, term));
-CREATE TABLE IF NOT EXISTS memsuite_link_meta(ns TEXT NOT NULL, key TEXT NOT NULL, value TEXT,
-    PRIMARY KEY(ns, key));
-CREATE TABLE IF NOT EXISTS memsuite_link_files(ns TEXT NOT NULL, path TEXT NOT NULL, hash TEXT,
-    PRIMARY KEY(ns, path));
-CREATE TABLE IF NOT EXISTS memsuite_link_mentions(ns TEXT NOT NULL, path TEXT NOT NULL, ordinal INTEGER,
-    key TEXT, kind TEXT, spelling TEXT, count INTEGER, PRIMARY KEY(ns, path, ordinal, key, kind, spelling));
-CREATE INDEX IF NOT EXISTS memsuite_link_mentions_by_key ON memsuite_link_mentions(ns, key);
-CREATE TABLE IF NOT EXISTS memsuite_link_entities(ns TEXT NOT NULL, key TEXT NOT NULL, chunks INTEGER,
-    files INTEGER, mentions INTEGER, PRIMARY KEY(ns, key));
-CREATE TABLE IF NOT EXISTS memsuite_link_spellings(ns TEXT NOT NULL, key TEXT NOT NULL, spelling TEXT NOT NULL,
-    kind TEXT NOT NULL, count INTEGER, PRIMARY KEY(ns, key, spelling, kind));
-CREATE TABLE IF NOT EXISTS memsuite_vectors(model TEXT NOT NULL, hash TEXT NOT NULL, vec BYTEA NOT NULL,
-    PRIMARY KEY(model, hash))
-"""
-# a namespace's rows, table by table (deleted in this order when it is emptied)
-_NS_TABLES = ("memsuite_postings", "memsuite_terms", "memsuite_chunks", "memsuite_files", "memsuite_meta")
-_LINK_NS_TABLES = ("memsuite_link_mentions", "memsuite_link_entities", "memsuite_link_spellings",
-                   "memsuite_link_files", "memsuite_link_meta")
+from ..backend import Backend
+from .schema import LOCK_SPACE, NS_TABLES, PG_SCHEMA, PG_SCHEMA_VERSION, SCHEMA_LOCK
 
 
-
-class PostgresBackend:
+class PostgresBackend(Backend):
     name = "postgres"
     filename = "postgres"
 
@@ -100,9 +57,6 @@ class PostgresBackend:
         self.conn = None
         self.depth = 0  # nested snapshot()s
         self.in_write = False
-        from .tables import PgEmbeddings, PgLinks
-        self.links = PgLinks(self)
-        self.embeddings = PgEmbeddings(self)
         self._warned_damage = set()
         self._all_ns = None  # the namespaces of 'all', while a snapshot lasts
 
@@ -136,7 +90,7 @@ class PostgresBackend:
             cur.close()
             return rows
         except self.driver.errors + (OSError,) as exc:
-            self._abandon()
+            self.abandon()
             raise self.error(exc)
 
     def copy(self, table, columns, rows):
@@ -156,10 +110,10 @@ class PostgresBackend:
                 cur.execute(sql, stream=io.BytesIO(data))
             cur.close()
         except self.driver.errors + (OSError,) as exc:
-            self._abandon()
+            self.abandon()
             raise self.error(exc)
 
-    def _abandon(self):
+    def abandon(self):
         """After an error: end any transaction (the server already aborted it)."""
         try:
             cur = self.conn.cursor()
@@ -199,14 +153,14 @@ class PostgresBackend:
         self.q("BEGIN", fetch=False)
         try:
             self.q("SELECT pg_advisory_xact_lock(%s::int, %s::int)", (LOCK_SPACE, SCHEMA_LOCK))
-            for statement in _SCHEMA.split(";"):
+            for statement in PG_SCHEMA.split(";"):
                 if statement.strip():
                     self.q(statement, fetch=False)
             self.q("INSERT INTO memsuite_meta VALUES('', 'schema', %s) ON CONFLICT DO NOTHING",
                    (str(PG_SCHEMA_VERSION),), fetch=False)
             self.q("COMMIT", fetch=False)
         except BaseException:
-            self._abandon()
+            self.abandon()
             raise
 
     def _lock_namespace(self, space=LOCK_SPACE):
@@ -224,9 +178,9 @@ class PostgresBackend:
 
     def _reset_namespace(self):
         """Empty this namespace and stamp it with our settings (under its lock)."""
-        self._wipe()
-        self._set_meta_rows([("schema_version", str(SCHEMA_VERSION)), ("settings", self.settings),
-                             ("chunk_count", "0"), ("total_terms", "0"), ("created", _now()),
+        self.wipe()
+        self.set_meta_rows([("schema_version", str(SCHEMA_VERSION)), ("settings", self.settings),
+                             ("chunk_count", "0"), ("total_terms", "0"), ("created", timestamp_now()),
                              ("last_sync", "")])
 
     def _start_namespace(self, seen):
@@ -240,17 +194,17 @@ class PostgresBackend:
                 self._reset_namespace()
             self.q("COMMIT", fetch=False)
         except BaseException:
-            self._abandon()
+            self.abandon()
             raise
 
-    def _wipe(self, meta=True):
+    def wipe(self, meta=True):
         """Delete this namespace's rows (inside a transaction holding its lock)."""
         self.q("DELETE FROM memsuite_blocks WHERE file IN (SELECT id FROM memsuite_files WHERE ns=%s)",
                (self.ns,), fetch=False)
-        for table in _NS_TABLES if meta else _NS_TABLES[:-1]:
+        for table in NS_TABLES if meta else NS_TABLES[:-1]:
             self.q("DELETE FROM " + table + " WHERE ns=%s", (self.ns,), fetch=False)
 
-    def _set_meta_rows(self, pairs):
+    def set_meta_rows(self, pairs):
         for key, value in pairs:
             self.q("INSERT INTO memsuite_meta VALUES(%s, %s, %s) ON CONFLICT (ns, key) DO UPDATE "
                    "SET value=EXCLUDED.value", (self.ns, key, value), fetch=False)
@@ -258,8 +212,9 @@ class PostgresBackend:
     def discard(self):
         """A damaged namespace: empty it alone (others are untouched); the
         store then indexes the folder again."""
-        self._abandon()
+        self.abandon()
         self._start_namespace_forced()
+        return "emptied namespace %s" % self.ns
 
     def _start_namespace_forced(self):
         self.q("BEGIN", fetch=False)
@@ -268,7 +223,7 @@ class PostgresBackend:
             self._reset_namespace()
             self.q("COMMIT", fetch=False)
         except BaseException:
-            self._abandon()
+            self.abandon()
             raise
 
     def close(self):
@@ -286,7 +241,7 @@ class PostgresBackend:
         return []
 
     # --- reads ---------------------------------------------------------------
-    def _read_clause(self, column="ns"):
+    def read_clause(self, column="ns"):
         """(SQL condition, args) selecting the namespaces this backend reads.
         'all' is every namespace there is, named (the indexes lead with ns:
         a bare term lookup would read every posting)."""
@@ -309,7 +264,7 @@ class PostgresBackend:
         return row[0][0] if row else None
 
     def set_meta(self, key, value):
-        self._set_meta_rows([(key, value)])
+        self.set_meta_rows([(key, value)])
 
     def known_files(self):
         return {p: FileState(s, m, h) for p, s, m, h in
@@ -319,7 +274,7 @@ class PostgresBackend:
         return dict(self.q("SELECT path, date FROM memsuite_files WHERE ns=%s", (self.ns,)))
 
     def _summed_meta(self, key):
-        where, args = self._read_clause()
+        where, args = self.read_clause()
         row = self.q("SELECT coalesce(sum(value::bigint), 0) FROM memsuite_meta WHERE key=%s AND " + where,
                      [key] + args)
         return int(row[0][0] or 0)
@@ -334,9 +289,9 @@ class PostgresBackend:
         terms = [t for t in dict.fromkeys(terms) if encodable(t)]
         if not terms:
             return {}
-        where, args = self._read_clause()
+        where, args = self.read_clause()
         out = {}
-        for part in _batched(terms, 5000):
+        for part in batched(terms, 5000):
             out.update((t, int(n)) for t, n in self.q(
                 "SELECT term, sum(df) FROM memsuite_terms WHERE term = ANY(%s::text[]) AND " + where +
                 " GROUP BY term HAVING sum(df) > 0", [part] + args))
@@ -351,7 +306,7 @@ class PostgresBackend:
     def postings_query(self, term, prefix=False):
         """(SQL, args) reading a term's postings (or its prefix's) in the namespaces read:
         range scans of the (ns, term) primary key."""
-        where, args = self._read_clause()
+        where, args = self.read_clause()
         if prefix:
             return ("SELECT chunk, sum(tf), min(length) FROM memsuite_postings WHERE " + where +
                     " AND term >= %s AND term < %s AND left(term, %s::int) = %s GROUP BY chunk",
@@ -377,7 +332,7 @@ class PostgresBackend:
             scores = {k: v for k, v in scores.items() if k in holding}
         if has_filters(filters) and scores:
             keep = set()
-            for part in _batched(list(scores), 10000):
+            for part in batched(list(scores), 10000):
                 for key, date, path in self.q(
                         "SELECT c.id, f.date, f.path FROM memsuite_chunks c JOIN memsuite_files f ON f.id = c.file "
                         "WHERE c.id = ANY(%s::bigint[])", (part,)):
@@ -397,7 +352,7 @@ class PostgresBackend:
             return {}
         with self.snapshot():
             rows = []
-            for part in _batched(keys, 10000):
+            for part in batched(keys, 10000):
                 rows.extend(self.q(self._CHUNK_SQL + "WHERE c.id = ANY(%s::bigint[])", (part,)))
             return {c.key: c for c in self._with_text(rows)}
 
@@ -430,7 +385,7 @@ class PostgresBackend:
         for file_id, blob in self.q("SELECT id, headings FROM memsuite_files WHERE id = ANY(%s::bigint[])",
                                     (files,)):
             try:
-                headings[file_id] = _unpack_headings(blob)
+                headings[file_id] = unpack_headings(blob)
             except Exception:
                 damaged.add(file_id)
         for file_id, block, blob in self.q(
@@ -439,7 +394,7 @@ class PostgresBackend:
                 (files, [wanted[f][0] for f in files], [wanted[f][1] for f in files])):
             try:
                 first = block * BLOCK_LINES + 1
-                for i, line in enumerate(zip(*_unpack_block(blob))):
+                for i, line in enumerate(zip(*unpack_block(blob))):
                     lines[(file_id, first + i)] = line
             except Exception:
                 damaged.add(file_id)
@@ -487,6 +442,14 @@ class PostgresBackend:
                                             for ns, f, c in self.namespaces()]}}
 
     # --- writes ------------------------------------------------------------
+    def make_links(self):
+        from .tables import PgLinks
+        return PgLinks(self)
+
+    def make_embeddings(self):
+        from .tables import PgEmbeddings
+        return PgEmbeddings(self)
+
     def writer(self, rebuild=False):
         from .writer import PgWriter
         return PgWriter(self, rebuild)

@@ -1,6 +1,6 @@
 """The linker's tables and stored embeddings on the PostgreSQL server."""
 from ..link_tables import LinkDelta
-from .backend import _LINK_NS_TABLES, BATCH, LINK_LOCK_SPACE
+from .schema import BATCH, LINK_LOCK_SPACE, LINK_NS_TABLES
 
 
 class PgLinks:
@@ -26,12 +26,12 @@ class PgLinks:
         try:
             self._write()
             if self._version() != version:
-                for table in _LINK_NS_TABLES:
+                for table in LINK_NS_TABLES:
                     b.q("DELETE FROM " + table + " WHERE ns=%s", (b.ns,), fetch=False)
                 b.q("INSERT INTO memsuite_link_meta VALUES(%s, 'version', %s)", (b.ns, version), fetch=False)
             self._commit()
         except BaseException:
-            b._abandon()
+            b.abandon()
             raise
 
     def _version(self):
@@ -80,7 +80,7 @@ class PgLinks:
                 b.q("DELETE FROM memsuite_link_spellings WHERE ns=%s AND count <= 0", (b.ns,), fetch=False)
             self._commit()
         except BaseException:
-            b._abandon()
+            b.abandon()
             raise
 
     def entity_rows(self):
@@ -157,7 +157,7 @@ class PgEmbeddings:
 
     def every(self, model):
         b = self.backend
-        where, args = b._read_clause("c.ns")
+        where, args = b.read_clause("c.ns")
         return [(h, bytes(v)) for h, v in b.q(
             "SELECT v.hash, v.vec FROM memsuite_vectors v WHERE v.model=%s AND EXISTS (SELECT 1 FROM "
             "memsuite_chunks c WHERE c.hash=v.hash AND " + where + ")", [model] + args)]
@@ -167,7 +167,7 @@ class PgEmbeddings:
         hashes = list(hashes)
         if not hashes:
             return {}
-        where, args = b._read_clause()
+        where, args = b.read_clause()
         out = {}
         for key, digest in b.q("SELECT id, hash FROM memsuite_chunks WHERE hash = ANY(%s::text[]) AND " + where,
                                [hashes] + args):

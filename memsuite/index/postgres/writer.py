@@ -3,11 +3,11 @@ namespace's advisory lock; bulk rows by COPY."""
 import os
 from collections import Counter
 
-from ..records import BLOCK_LINES, _now
-from .backend import BATCH
+from ..records import BLOCK_LINES, timestamp_now
+from .schema import BATCH
 from ..prepare import chunk_terms
 from ...base.records import StoreError
-from ..sqlite.index import _pack_block, _pack_headings
+from ..blocks import pack_block, pack_headings
 
 
 class PgWriter:
@@ -31,12 +31,12 @@ class PgWriter:
                     raise StoreError("namespace %s holds the folder %s; this folder would replace its notes: "
                                         "choose another --namespace (or MEMORY_NAMESPACE_TAKEOVER=1 to replace them)"
                                         % (b.ns, origin))
-                b._set_meta_rows([("origin", b.origin)])
+                b.set_meta_rows([("origin", b.origin)])
             if self.rebuild:
-                b._wipe(meta=False)
-                b._set_meta_rows([("chunk_count", "0"), ("total_terms", "0")])
+                b.wipe(meta=False)
+                b.set_meta_rows([("chunk_count", "0"), ("total_terms", "0")])
         except BaseException:
-            b._abandon()
+            b.abandon()
             raise
         return self
 
@@ -79,14 +79,14 @@ class PgWriter:
             trails.setdefault(item.chunk.heading, (len(trails), item.head_units))
         b.q("INSERT INTO memsuite_files VALUES(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (file_id, b.ns, f.path, f.size, f.mtime_ns, analysed.digest, analysed.issue, analysed.date,
-             _pack_headings([(trail, units) for trail, (_, units) in trails.items()])), fetch=False)
+             pack_headings([(trail, units) for trail, (_, units) in trails.items()])), fetch=False)
         lines, units = analysed.lines, analysed.units
         n_blocks = (len(lines) + BLOCK_LINES - 1) // BLOCK_LINES
         step = BLOCK_LINES
         for lo in range(0, n_blocks, 500):
             blocks = list(range(lo, min(n_blocks, lo + 500)))
             b.q("INSERT INTO memsuite_blocks SELECT %s, * FROM unnest(%s::int[], %s::bytea[])",
-                (file_id, blocks, [_pack_block(lines[k * step:(k + 1) * step], units[k * step:(k + 1) * step])
+                (file_id, blocks, [pack_block(lines[k * step:(k + 1) * step], units[k * step:(k + 1) * step])
                                    for k in blocks]), fetch=False)
         cols = ([], [], [], [], [], [], [], [], [], [], [])
         hw = b.params.heading_weight
@@ -134,7 +134,7 @@ class PgWriter:
     def __exit__(self, exc_type, exc, tb):
         b = self.backend
         if exc_type is not None:
-            b._abandon()
+            b.abandon()
             return False
         try:
             self._flush()
@@ -155,11 +155,11 @@ class PgWriter:
                     (b.ns, lowered[i:i + BATCH]), fetch=False)
             count = int(b.meta("chunk_count") or 0) + self.chunks_delta
             total = int(b.meta("total_terms") or 0) + self.terms_delta
-            b._set_meta_rows([("chunk_count", str(count)), ("total_terms", str(total)), ("last_sync", _now())])
+            b.set_meta_rows([("chunk_count", str(count)), ("total_terms", str(total)), ("last_sync", timestamp_now())])
             b.q("COMMIT", fetch=False)
             b.in_write = False
         except BaseException:
-            b._abandon()
+            b.abandon()
             raise
         if self.written > 20000:  # fresh statistics, so lookups keep using the (ns, term) index
             for table in ("memsuite_postings", "memsuite_terms", "memsuite_chunks", "memsuite_files"):

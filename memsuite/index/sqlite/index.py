@@ -1,73 +1,21 @@
-"""The SQLite index (default): schema, and everything a search reads."""
+"""The SQLite index (default): opening it, and everything a search reads
+(schema.py holds its tables and transactions, writer.py its one writer)."""
 import os
-import time
 
-from ...text.chinese import _is_cjk_char
-from ..records import (BLOCK_LINES, FileState, LazyTables, SCHEMA_VERSION, StoredChunk, _batched,
-                            _now, filters_admit, has_filters)
+from ..records import (BLOCK_LINES, FileState, SCHEMA_VERSION, StoredChunk, batched,
+                            timestamp_now, filters_admit, has_filters)
 from ...text.markdown import line_pieces
 from ...text.params import DEFAULT_PARAMS, index_settings, settings_change
 from ...base.records import IndexDamaged, StoreError
 from ...text.tokenizer import text_units
+from ..backend import Backend, move_aside
+from ..blocks import BLOCK_KEY, unpack_block, unpack_headings
+from .schema import (BUSY_TIMEOUT_MS, FTS_TOKENCHARS, SQLITE_SCHEMA, SQLITE_TABLES, ReadTransaction, WriteTransaction,
+                     df_from_keyword_index, drop_everything, retry_while_locked)
 
 
-BUSY_TIMEOUT_MS = 10000
-FTS_TOKENCHARS = "-_.:/@+"  # connectors the tokenizer keeps inside codes
-
-_SQLITE_SCHEMA = """
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
-CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER,
-                   mtime_ns INTEGER, hash TEXT, issue TEXT, date TEXT, headings BLOB);
-CREATE TABLE blocks(id INTEGER PRIMARY KEY, data BLOB NOT NULL);
-CREATE TABLE chunks(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, ordinal INTEGER NOT NULL,
-                    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, piece INTEGER NOT NULL,
-                    heading INTEGER NOT NULL, hash TEXT, length INTEGER NOT NULL,
-                    norm_terms REAL NOT NULL, n_grams INTEGER NOT NULL);
-CREATE UNIQUE INDEX chunks_by_file ON chunks(file, ordinal);
-CREATE VIRTUAL TABLE fts USING fts5(body, head, content='',
-    tokenize="unicode61 remove_diacritics 0 tokenchars '{tokenchars}'");
-INSERT INTO fts(fts, rank) VALUES('rank', 'bm25(1.0, {heading_weight})');
-CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, 'row');
-CREATE TABLE terms(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
-"""
-_SQLITE_TABLES = ("meta", "files", "blocks", "chunks", "fts", "fts_vocab", "terms")
-
-
-def _df_from_keyword_index(feature):
-    """Whether the keyword index itself counts a feature's chunks (FTS5 knows
-    the document frequency of the terms it holds); the rest (CJK unigrams,
-    trigrams) are counted in the terms table."""
-    return not feature.startswith("#") and not (len(feature) == 1 and _is_cjk_char(feature))
 _CHUNK_COLUMNS = ("c.id, f.path, c.ordinal, c.start_line, c.end_line, c.heading, f.date, c.hash, "
                   "f.headings, c.length, c.norm_terms, c.n_grams, c.file, c.piece")
-_BLOCK_KEY = 1 << 24  # a block's row id: file id * _BLOCK_KEY + block number
-
-
-def _pack_block(lines, units):
-    """BLOCK_LINES lines and their analysed units, compressed together: a CJK
-    run repeats the text, so zlib stores it almost for free."""
-    import zlib
-    data = "\n".join(lines) + "\0" + "\n".join(units)
-    return zlib.compress(data.encode("utf-8", "surrogatepass"), 6)
-
-
-def _unpack_block(blob):
-    """(lines, units) of a block."""
-    import zlib
-    text, units = zlib.decompress(blob).decode("utf-8", "surrogatepass").rsplit("\0", 1)
-    return text.split("\n"), units.split("\n")
-
-
-def _pack_headings(pairs):
-    """A file's distinct heading trails with their units, stored once per file
-    (a chunk names its trail by position)."""
-    import zlib
-    return zlib.compress("\n".join("%s\0%s" % pair for pair in pairs).encode("utf-8", "surrogatepass"), 6)
-
-
-def _unpack_headings(blob):
-    import zlib
-    return [tuple(item.split("\0")) for item in zlib.decompress(blob).decode("utf-8", "surrogatepass").split("\n")]
 
 
 def sqlite_unavailable_reason():
@@ -89,12 +37,11 @@ class NoFts5(Exception):
     """This SQLite cannot do full-text search: use the JSON backend."""
 
 
-class SqliteBackend(LazyTables):
+class SqliteBackend(Backend):
     """The default index: one SQLite file, WAL mode, one transaction per sync."""
 
     name = "sqlite-fts5"
     filename = "index.sqlite3"
-    TABLES = {"links": ("index.link_tables", "SqliteLinks"), "embeddings": ("index.embedding_tables", "SqliteEmbeddings")}
 
     def __init__(self, index_dir, params=DEFAULT_PARAMS, warn=None, folder=None):
         import sqlite3
@@ -121,7 +68,7 @@ class SqliteBackend(LazyTables):
                     why = ("its format is from another version of the suite" if version != SCHEMA_VERSION
                            else "its settings changed (%s)" % settings_change(settings, self.settings))
                     self.warn("rebuilding the index: %s" % why)
-                _retry_while_locked(self._create_schema, self.sqlite3)
+                retry_while_locked(self._create_schema, self.sqlite3)
             self._check_tables()
             conn.execute("PRAGMA synchronous=NORMAL")
         except self.sqlite3.DatabaseError as exc:
@@ -148,6 +95,9 @@ class SqliteBackend(LazyTables):
         msg = str(exc).lower()
         return any(w in msg for w in ("malformed", "not a database", "file is encrypted", "corrupt"))
 
+    def discard(self):
+        return move_aside(self)
+
     def files_on_disk(self):
         return [self.path + s for s in ("", "-wal", "-shm")] if self.path != ":memory:" else []
 
@@ -170,7 +120,7 @@ class SqliteBackend(LazyTables):
 
     def _check_tables(self):
         present = {name for name, in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        missing = [t for t in _SQLITE_TABLES if t not in present]
+        missing = [t for t in SQLITE_TABLES if t not in present]
         if missing:
             raise IndexDamaged("the index lacks its %s table" % missing[0])
         self.conn.execute("SELECT rowid FROM fts LIMIT 0")  # fails here if this SQLite has no FTS5
@@ -180,18 +130,18 @@ class SqliteBackend(LazyTables):
         if self.path != ":memory:":
             conn.execute("PRAGMA auto_vacuum=INCREMENTAL")  # takes effect in a new file
             conn.execute("PRAGMA journal_mode=WAL")
-        with _WriteTransaction(conn):
+        with WriteTransaction(conn):
             version, settings = self._stamp()
             if version == SCHEMA_VERSION and settings == self.settings:  # another process won the race
                 return
-            _drop_everything(conn)
-            schema = _SQLITE_SCHEMA.format(tokenchars=FTS_TOKENCHARS, heading_weight=self.params.heading_weight)
+            drop_everything(conn)
+            schema = SQLITE_SCHEMA.format(tokenchars=FTS_TOKENCHARS, heading_weight=self.params.heading_weight)
             for statement in schema.split(";"):
                 if statement.strip():
                     conn.execute(statement)
             conn.executemany("INSERT INTO meta VALUES(?, ?)", [
                 ("schema_version", str(SCHEMA_VERSION)), ("settings", self.settings),
-                ("chunk_count", "0"), ("total_terms", "0"), ("created", _now()), ("last_sync", "")])
+                ("chunk_count", "0"), ("total_terms", "0"), ("created", timestamp_now()), ("last_sync", "")])
 
     # --- reads -------------------------------------------------------------
     def meta(self, key):
@@ -218,10 +168,10 @@ class SqliteBackend(LazyTables):
 
     def doc_freqs(self, terms):
         out = {}
-        indexed = [t for t in terms if _df_from_keyword_index(t)]
-        counted = [t for t in terms if not _df_from_keyword_index(t)]
+        indexed = [t for t in terms if df_from_keyword_index(t)]
+        counted = [t for t in terms if not df_from_keyword_index(t)]
         for table, column, wanted in (("fts_vocab", "doc", indexed), ("terms", "df", counted)):
-            for part in _batched(wanted):
+            for part in batched(wanted):
                 out.update(self.conn.execute("SELECT term, %s FROM %s WHERE term IN (%s)"
                                              % (column, table, ",".join("?" * len(part))), part))
         return out
@@ -249,7 +199,7 @@ class SqliteBackend(LazyTables):
         """{key: StoredChunk} for the given keys."""
         rows = []
         with self.snapshot():  # chunk rows and their blocks from one commit
-            for part in _batched(keys):
+            for part in batched(keys):
                 rows.extend(self.conn.execute(
                     "SELECT %s FROM chunks c JOIN files f ON f.id = c.file WHERE c.id IN (%s)"
                     % (_CHUNK_COLUMNS, ",".join("?" * len(part))), part))
@@ -263,7 +213,7 @@ class SqliteBackend(LazyTables):
 
     def snapshot(self):
         """Reads inside see one committed index (a read transaction); nests."""
-        return _ReadTransaction(self.conn)
+        return ReadTransaction(self.conn)
 
     def _with_text(self, rows):
         """StoredChunks for chunk rows, their lines and units read from the file's blocks."""
@@ -274,17 +224,17 @@ class SqliteBackend(LazyTables):
             wanted[r[12]] = (min(lo, first), max(hi, last))
         lines, headings = {}, {}
         for file_id, (lo, hi) in wanted.items():
-            base = file_id * _BLOCK_KEY
+            base = file_id * BLOCK_KEY
             for key, blob in self.conn.execute("SELECT id, data FROM blocks WHERE id BETWEEN ? AND ?",
                                                (base + lo, base + hi)):
                 first = (key - base) * BLOCK_LINES + 1
-                for i, line in enumerate(zip(*_unpack_block(blob))):
+                for i, line in enumerate(zip(*unpack_block(blob))):
                     lines[(file_id, first + i)] = line
         out = []
         for (key, path, ordinal, start, end, heading, date, digest, trails, length, norm_terms,
              n_grams, file_id, piece) in rows:
             if file_id not in headings:
-                headings[file_id] = _unpack_headings(trails)
+                headings[file_id] = unpack_headings(trails)
             heading, head_units = headings[file_id][heading]
             if piece:
                 text = line_pieces(lines.get((file_id, start), ("", ""))[0], self.params.chunk_chars)[piece - 1]
@@ -306,6 +256,14 @@ class SqliteBackend(LazyTables):
         return {"files": n_files, "chunks": self.chunk_count(), "index_bytes": size,
                 "last_sync": self.meta("last_sync") or None, "schema_version": SCHEMA_VERSION}
 
+    def make_links(self):
+        from ..link_tables import SqliteLinks
+        return SqliteLinks(self)
+
+    def make_embeddings(self):
+        from ..embedding_tables import SqliteEmbeddings
+        return SqliteEmbeddings(self)
+
     # --- writes ------------------------------------------------------------
     def writer(self, rebuild=False):
         """The one way to change the index: a transaction (see _SqliteWriter)."""
@@ -318,68 +276,3 @@ class SqliteBackend(LazyTables):
             self.conn.backup(target)
         finally:
             target.close()
-
-
-class _ReadTransaction:
-    """A read transaction on a connection (none for None); an inner one
-    joins the outer."""
-
-    def __init__(self, conn):
-        self.conn, self.began = conn, False
-
-    def __enter__(self):
-        if self.conn is not None and not self.conn.in_transaction:
-            self.conn.execute("BEGIN")
-            self.began = True
-        return self
-
-    def __exit__(self, *exc):
-        try:
-            if self.began and self.conn.in_transaction:
-                self.conn.execute("COMMIT")
-        except Exception:  # the store closed or replaced the connection meanwhile (recovery)
-            pass
-        return False
-
-
-class _WriteTransaction:
-    """BEGIN IMMEDIATE (waits for, then excludes, other writers) ... COMMIT;
-    ROLLBACK when the block or the COMMIT fails."""
-
-    def __init__(self, conn):
-        self.conn = conn
-
-    def __enter__(self):
-        self.conn.execute("BEGIN IMMEDIATE")
-        return self.conn
-
-    def __exit__(self, exc_type, *exc):
-        try:
-            if exc_type is None:
-                self.conn.execute("COMMIT")
-        finally:
-            if self.conn.in_transaction:  # the block failed, or the COMMIT did
-                self.conn.execute("ROLLBACK")
-        return False
-
-
-def _retry_while_locked(fn, sqlite3, seconds=BUSY_TIMEOUT_MS / 1000.0):
-    """Run fn, retrying while another process holds the database: switching
-    to WAL mode can report 'locked' at once instead of waiting."""
-    deadline = time.time() + seconds
-    while True:
-        try:
-            return fn()
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc).lower() or time.time() > deadline:
-                raise
-            time.sleep(0.05)
-
-
-def _drop_everything(conn):
-    """Drop every table of an older schema (virtual tables first: they own shadows)."""
-    listing = "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
-    for name, in conn.execute(listing + " AND sql LIKE 'CREATE VIRTUAL%'").fetchall():
-        conn.execute('DROP TABLE IF EXISTS "%s"' % name.replace('"', '""'))
-    for name, in conn.execute(listing).fetchall():
-        conn.execute('DROP TABLE IF EXISTS "%s"' % name.replace('"', '""'))

@@ -1,9 +1,10 @@
 """Writing the SQLite index: one transaction per sync."""
 from collections import Counter
 
-from ..records import BLOCK_LINES, _now
+from ..records import BLOCK_LINES, timestamp_now
 from ..prepare import chunk_terms
-from .index import _BLOCK_KEY, _df_from_keyword_index, _pack_block, _pack_headings
+from ..blocks import BLOCK_KEY, pack_block, pack_headings
+from .schema import df_from_keyword_index
 
 
 class SqliteWriter:
@@ -46,7 +47,7 @@ class SqliteWriter:
             self.df_delta.subtract(terms.features)
             self.terms_delta -= terms.length
         conn.execute("DELETE FROM chunks WHERE file=?", (row[0],))
-        conn.execute("DELETE FROM blocks WHERE id BETWEEN ? AND ?", (row[0] * _BLOCK_KEY, (row[0] + 1) * _BLOCK_KEY - 1))
+        conn.execute("DELETE FROM blocks WHERE id BETWEEN ? AND ?", (row[0] * BLOCK_KEY, (row[0] + 1) * BLOCK_KEY - 1))
         conn.execute("DELETE FROM files WHERE id=?", (row[0],))
 
     def put(self, f, analysed):
@@ -60,10 +61,10 @@ class SqliteWriter:
             trails.setdefault(item.chunk.heading, (len(trails), item.head_units))
         conn.execute("INSERT INTO files VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
                      (file_id, f.path, f.size, f.mtime_ns, analysed.digest, analysed.issue, analysed.date,
-                      _pack_headings([(trail, units) for trail, (_, units) in trails.items()])))
+                      pack_headings([(trail, units) for trail, (_, units) in trails.items()])))
         lines, units = analysed.lines, analysed.units
         conn.executemany("INSERT INTO blocks VALUES(?, ?)", (
-            (file_id * _BLOCK_KEY + b, _pack_block(lines[b * BLOCK_LINES:(b + 1) * BLOCK_LINES],
+            (file_id * BLOCK_KEY + b, pack_block(lines[b * BLOCK_LINES:(b + 1) * BLOCK_LINES],
                                                    units[b * BLOCK_LINES:(b + 1) * BLOCK_LINES]))
             for b in range((len(lines) + BLOCK_LINES - 1) // BLOCK_LINES)))
         chunk_rows, fts_rows = [], []
@@ -103,7 +104,7 @@ class SqliteWriter:
             count = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
             total = self.backend.total_terms() + self.terms_delta
             conn.executemany("UPDATE meta SET value=? WHERE key=?",
-                             [(str(count), "chunk_count"), (str(total), "total_terms"), (_now(), "last_sync")])
+                             [(str(count), "chunk_count"), (str(total), "total_terms"), (timestamp_now(), "last_sync")])
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -123,7 +124,7 @@ class SqliteWriter:
                 pass  # busy: the next sync tries again
 
     def _apply_df(self):
-        changes = [(n, t) for t, n in self.df_delta.items() if n and not _df_from_keyword_index(t)]
+        changes = [(n, t) for t, n in self.df_delta.items() if n and not df_from_keyword_index(t)]
         self.conn.executemany("INSERT OR IGNORE INTO terms VALUES(?, 0)", [(t,) for _, t in changes])
         self.conn.executemany("UPDATE terms SET df = df + ? WHERE term = ?", changes)
         self.conn.execute("DELETE FROM terms WHERE df <= 0")

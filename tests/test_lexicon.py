@@ -1,0 +1,95 @@
+"""English that reaches Chinese, and back (issue 27, item 4): data/en-zh-lexicon.txt."""
+import os
+import unittest
+
+from helpers import ROOT, TempMemory
+import memory_search
+import memory_store
+from memsuite.search.lexicon import LEXICON, ZH_PER_SENSE, english_to_chinese, read_lexicon, translations
+from memsuite.text.params import DEFAULT_PARAMS
+from memsuite.text.tokenizer import text_units
+
+CUT = 0.4
+
+
+def translated(query, params=DEFAULT_PARAMS):
+    return [w for w, _ in translations(text_units(query), params)]
+
+
+class LexiconTableTest(unittest.TestCase):
+    def test_the_issue_pairs_both_ways(self):
+        for english, chinese in (("Tokyo", "东京"), ("dentist", "牙医"), ("keyboard", "键盘"), ("hike", "爬山"),
+                                 ("health checkup", "体检")):
+            self.assertIn(chinese, translated(english), english)
+        self.assertIn("dentist", translated("牙医"))
+        self.assertIn("health checkup", translated("体检"))
+
+    def test_narrow(self):
+        for word in ("keyboard", "meeting", "work", "time", "good"):
+            self.assertLessEqual(len(translated(word)), ZH_PER_SENSE, word)
+        self.assertEqual(translated("什么时候"), [])  # a question word is asked, not meant
+        self.assertNotIn("健康", translated("health checkup"))  # the phrase, not its parts
+
+    def test_off_when_its_weight_is_zero(self):
+        self.assertEqual(translated("keyboard", DEFAULT_PARAMS._replace(lexicon_weight=0.0)), [])
+
+    def test_a_translation_weighs_less_than_the_word(self):
+        for query in ("keyboard", "牙医", "health checkup"):
+            for word, weight in translations(text_units(query)):
+                self.assertLessEqual(weight, 1.0, (query, word))
+                self.assertGreater(weight, 0.0, (query, word))
+
+    def test_earlier_senses_first_then_commoner_words(self):
+        rows = [("甲乙", ["cat", "dog"]), ("丙丁", ["dog"]), ("戊己", ["fish", "dog"]), ("庚辛", ["dog"]),
+                ("壬癸", ["dog"])]
+        self.assertEqual(english_to_chinese(rows)[("dog",)], ["丙丁", "庚辛", "壬癸"][:ZH_PER_SENSE])
+
+    def test_the_table_carries_its_licence_and_source(self):
+        with open(LEXICON, encoding="utf-8") as f:
+            head = "".join(f.readline() for _ in range(15))
+        for needed in ("CC-CEDICT", "Creative Commons Attribution-ShareAlike 4.0", "MDBG", "Denisowski",
+                       "make-en-zh-lexicon.py"):
+            self.assertIn(needed, head)
+        self.assertGreater(len(read_lexicon(LEXICON)), 10000)
+        self.assertTrue(os.path.exists(os.path.join(ROOT, "data", "make-en-zh-lexicon.py")))
+
+
+class CrossLanguageSearchTest(TempMemory):
+    files = {
+        "memory/2026-10-01.md": "# 2026-10-01\n- 下个月去东京出差，住在新宿。\n",
+        "memory/2026-10-02.md": "# 2026-10-02\n- 换了一把机械键盘，青轴，打字很响。\n",
+        "memory/2026-10-03.md": "# 2026-10-03\n- 周末和朋友去爬山，走了四个小时。\n",
+        "memory/2026-10-04.md": "# 2026-10-04\n- 公司安排年度体检，下周二早上空腹。\n",
+        "memory/2026-10-05.md": "# 2026-10-05\n- Booked the dentist for a cleaning next month.\n"
+                                "- Bought a new keyboard for the office.\n",
+        "MEMORY.md": "# Long-term\n- Lives in Hangzhou; works on the payments team.\n",
+    }
+
+    def setUp(self):
+        super().setUp()
+        self.store = memory_store.MemoryStore(self.dir)
+        self.addCleanup(self.store.close)
+        self.store.sync()
+
+    def top(self, query, **kw):
+        hits = memory_search.search(self.store, query, min_score=0, **kw)
+        return hits[0].path if hits else None
+
+    def test_english_finds_chinese_notes_and_back(self):
+        for query, path in (("Tokyo", "memory/2026-10-01.md"), ("hike", "memory/2026-10-03.md"),
+                            ("health checkup", "memory/2026-10-04.md"), ("牙医", "memory/2026-10-05.md")):
+            self.assertEqual(self.top(query), path, query)
+            self.assertIsNone(self.top(query, params=DEFAULT_PARAMS._replace(lexicon_weight=0.0)), query)
+
+    def test_the_word_itself_ranks_above_its_translation(self):
+        self.assertEqual(self.top("keyboard"), "memory/2026-10-05.md")
+        self.assertEqual(self.top("键盘"), "memory/2026-10-02.md")
+
+    def test_an_absent_topic_stays_silent(self):
+        for query in ("quantum computing lecture", "bitcoin mining rig", "量子计算讲座"):
+            hits = memory_search.search(self.store, query, min_score=0)
+            self.assertFalse([h.id for h in hits if h.score >= CUT], query)
+
+
+if __name__ == "__main__":
+    unittest.main()
