@@ -15,7 +15,7 @@ capture  12 transcripts written for this benchmark (Claude Code and OpenClaw
 cost     whole-process hook calls beside a cold search at 5 MB (bench/corpus.py
          builds the folder); PreCompact on a 10 MB transcript.
 
-Usage: python3 bench/hooks.py [--parts recall,capture,cost] [--data DIR] [--runs 7]
+Usage: python3 bench/hooks.py [--parts recall,capture,cost] [--data DIR] [--runs 7] [--before DIR]
 Timings use MEMORY_PYTHON (default /usr/bin/python3).
 """
 import argparse
@@ -36,6 +36,7 @@ import corpus  # noqa: E402
 import memory_search  # noqa: E402
 import memory_store  # noqa: E402
 from memsuite.doors import hooks  # noqa: E402
+from memsuite.search import recall  # noqa: E402
 
 SUITE = os.path.dirname(HERE)
 SEARCH = os.path.join(SUITE, "search.sh")
@@ -76,21 +77,22 @@ def recall_records(data):
     return records
 
 
-def recall_metrics(records, cut, floor, packer="lines", window=hooks.RECALL_WINDOW, rest=hooks.RECALL_REST_WINDOW):
-    """{split: {metric: (value, count)}} for one setting."""
+def recall_metrics(records, cut, floor, packer="lines",
+                   first=recall.RECALL_FIRST, share=recall.RECALL_SHARE):
+    """{split: {metric: (value, count)}} for one setting (the prompt hook's recall.choose and pack_lines)."""
     out = {}
     for split in ("tune", "held"):
         sums, counts = {}, {}
         for sp, kind, hits, gold, query in records:
             if sp != split:
                 continue
-            chosen = hooks.choose(hits, cut, floor)
+            chosen = recall.choose(hits, query, cut, floor)
             if kind == "answer":
                 for b in BUDGETS:
                     if not chosen:
                         ranges = []
                     elif packer == "lines":
-                        ranges = hooks.pack_lines(chosen, query, b, window, rest)[1]
+                        ranges = recall.pack_lines(chosen, query, b, first, share)[1]
                     else:
                         ranges = [(e.path, e.start_line, e.end_line) for e in memory_search.pack(chosen, query, b)[1]]
                     found = any(p == rp and s <= l <= e for rp, s, e in ranges for p, l in gold)
@@ -121,25 +123,25 @@ def run_recall(data):
     print("| cut | " + " | ".join(METRICS) + " |")
     print("|---|" + "---|" * len(METRICS))
     for cut in CUTS:
-        print(_row("%.2f%s" % (cut, " (default)" if cut == hooks.RECALL_CUT else ""),
-                   recall_metrics(records, cut, hooks.RECALL_FLOOR)))
-    print("\nHow the budget is filled once the cut (%.2f) is passed:\n" % hooks.RECALL_CUT)
+        print(_row("%.2f%s" % (cut, " (default)" if cut == recall.RECALL_CUT else ""),
+                   recall_metrics(records, cut, recall.RECALL_FLOOR)))
+    print("\nHow the budget is filled once the cut (%.2f) is passed:\n" % recall.RECALL_CUT)
     print("| floor | best hit | other hits | R@300t | R@500t | R@1000t |")
     print("|---|---|---|---|---|---|")
-    default = (hooks.RECALL_FLOOR, "lines", hooks.RECALL_WINDOW, hooks.RECALL_REST_WINDOW)
-    for floor, packer, window, rest in ((hooks.RECALL_FLOOR, "passages", 0, 0), (0.1, "lines", 3, 2),
-                                        (0.3, "lines", 3, 2), (hooks.RECALL_FLOOR, "lines", 1, None),
-                                        (hooks.RECALL_FLOOR, "lines", 3, None), (hooks.RECALL_FLOOR, "lines", 3, 0),
-                                        (hooks.RECALL_FLOOR, "lines", 3, 1), (hooks.RECALL_FLOOR, "lines", 3, 2),
-                                        (hooks.RECALL_FLOOR, "lines", 5, 2)):
-        m = recall_metrics(records, hooks.RECALL_CUT, floor, packer, window, rest)
+    default = (recall.RECALL_FLOOR, "lines", recall.RECALL_FIRST, recall.RECALL_SHARE)
+    for floor, packer, first, share in ((recall.RECALL_FLOOR, "passages", 0, 0), (0.1,) + default[1:],
+                                        (0.3,) + default[1:], (recall.RECALL_FLOOR, "lines", 1.0, 1.0),
+                                        (recall.RECALL_FLOOR, "lines", 1.0, 0.24), (recall.RECALL_FLOOR, "lines", 0.5, 0.12),
+                                        default):
+        m = recall_metrics(records, recall.RECALL_CUT, floor, packer, first=first, share=share)
         if packer == "passages":
-            first, others = "whole, cut at a line (search.sh context)", "whole, until one does not fit"
+            best, others = "whole, cut at a line (search.sh context)", "whole, until one does not fit"
         else:
-            first = "whole if it fits, else best line ±%d" % window
-            others = "whole if it fits, else best line ±%d" % window if rest is None else "best line ±%d" % rest
-        label = "%.2f%s" % (floor, " (default)" if (floor, packer, window, rest) == default else "")
-        print("| %s | %s | %s | %s |" % (label, first, others, " | ".join(
+            best = "best line and the lines around it within %.2f of the budget × (its score / the next's)^%d" % (
+                first, recall.LEAD_POWER)
+            others = "best line and the lines around it within %.2f of the budget" % share
+        label = "%.2f%s" % (floor, " (default)" if (floor, packer, first, share) == default else "")
+        print("| %s | %s | %s | %s |" % (label, best, others, " | ".join(
             "%.2f \\| %.2f" % (m["tune"][k][0], m["held"][k][0]) for k in METRICS[:3])))
     print()
 
@@ -359,18 +361,37 @@ def big_transcript(path, megabytes):
     return size
 
 
-def run_cost(env, runs, data):
+LONG_PROMPT = ("Hello again. I've been thinking about the camping trip with the kids that we planned, and honestly "
+               "the weather looks uncertain. Before I book anything else, what did we decide about the tents and "
+               "the sleeping bags last time, and is there anything about the pottery class that clashes with it?")
+
+
+def search_rows(folder, env, runs, before=None):
+    """[(label, seconds)]: cold searches and prompt hooks (short questions, a
+    long turn), interleaved run by run with the suite in `before` when given."""
+    suites = [("", SEARCH)] + ([("before: ", os.path.join(before, "search.sh"))] if before else [])
+    times = {}
+
+    def add(label, t):
+        times.setdefault(label, []).append(t)
+    for r in range(runs):
+        for tag, search in suites:
+            for i, q in enumerate(QUERIES):
+                add(tag + "cold search (search.sh QUERY --json)", timed([search, "--dir", folder, q, "--json"], env))
+                for kind, prompt in (("", q), (", long turn", LONG_PROMPT)):
+                    add(tag + "hook UserPromptSubmit" + kind, timed([search, "hook", "--dir", folder], env, json.dumps(
+                        {"hook_event_name": "UserPromptSubmit", "session_id": "c%s%d-%d" % (tag, r, i),
+                         "prompt": prompt, "transcript_path": "", "cwd": "/w"}).encode()))
+    return list(times.items())
+
+
+def run_cost(env, runs, data, before=None):
     with tempfile.TemporaryDirectory() as tmp:
         folder = os.path.join(tmp, "mem")
         files, size = corpus.generate(folder, 5, data)
         subprocess.run([SEARCH, "sync", "--dir", folder], stdout=subprocess.DEVNULL, env=env, timeout=600)
-        rows = []
-        cold = [timed([SEARCH, "--dir", folder, q, "--json"], env) for _ in range(runs) for q in QUERIES]
-        rows.append(("cold search (search.sh QUERY --json)", cold))
-        prompt = [timed([SEARCH, "hook", "--dir", folder], env, json.dumps(
-            {"hook_event_name": "UserPromptSubmit", "session_id": "c%d-%d" % (r, i), "prompt": q,
-             "transcript_path": "", "cwd": "/w"}).encode()) for r in range(runs) for i, q in enumerate(QUERIES)]
-        rows.append(("hook UserPromptSubmit", prompt))
+        rows = search_rows(folder, env, runs, before)
+        cold = rows[0][1]
         start = [timed([SEARCH, "hook", "--dir", folder], env, json.dumps(
             {"hook_event_name": "SessionStart", "session_id": "s%d" % r, "source": "startup",
              "transcript_path": "", "cwd": "/w"}).encode()) for r in range(runs)]
@@ -389,13 +410,14 @@ def run_cost(env, runs, data):
             {"hook_event_name": "SessionEnd", "session_id": "big-0", "reason": "other",
              "transcript_path": tpath, "cwd": "/w"}).encode()) for r in range(3)]
         rows.append(("hook SessionEnd, same transcript again (nothing new)", again))
-    base = statistics.median(cold)
+    colds = {name.split("cold search")[0]: statistics.median(ts) for name, ts in rows if "cold search" in name}
     print("### Cost (whole process, %s, folder %.1f MB in %d files)\n" % (env.get("MEMORY_PYTHON"),
                                                                        size / 1048576.0, files))
     print("| call | median | p90 | × cold search |")
     print("|---|---:|---:|---:|")
     for name, ts in rows:
         ts = sorted(ts)
+        base = colds["before: " if name.startswith("before: ") else ""]  # the same suite's cold search
         print("| %s | %.0f ms | %.0f ms | %.2f |" % (name, statistics.median(ts) * 1000,
                                                     ts[int(0.9 * (len(ts) - 1))] * 1000, statistics.median(ts) / base))
     print()
@@ -406,6 +428,8 @@ def main(argv=None):
     ap.add_argument("--parts", default="recall,capture,cost")
     ap.add_argument("--data", default=quality.DEFAULT_DATA)
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--before", help="another checkout of the suite whose searches and prompt hooks are timed "
+                                     "beside this one's, interleaved (cost)")
     args = ap.parse_args(argv)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
     env["MEMORY_PYTHON"] = os.environ.get("MEMORY_PYTHON") or "/usr/bin/python3"
@@ -415,7 +439,7 @@ def main(argv=None):
     if "capture" in parts:
         run_capture(env)
     if "cost" in parts:
-        run_cost(env, args.runs, args.data)
+        run_cost(env, args.runs, args.data, args.before)
     return 0
 
 

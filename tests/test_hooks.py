@@ -216,7 +216,8 @@ class PromptTest(HookCase):
         from memory_search import estimate_tokens
         self.assertLessEqual(estimate_tokens(context), 500 + 80)
         again, p = self.hook("UserPromptSubmit", prompt="How did I fix the RSS duplicate items in Feedly?")
-        self.assertIsNone(again)
+        sent = [l for l in context.split("\n") if l.startswith("- ")]
+        self.assertFalse(again and any(l in again for l in sent), again)  # at most lines not sent yet
         other, _ = self.hook("UserPromptSubmit", prompt="How did I fix the RSS duplicate items in Feedly?",
                              session_id="sess-2")
         self.assertIn("memory/2026-03-22.md", other)
@@ -611,7 +612,8 @@ class OpenClawPluginTest(HookCase):
             ["SessionEnd", {"messages": messages}, ctx]])
         self.assertIn("<memory-notes", first["prependContext"])
         self.assertIn("Long-term", first["prependContext"])  # the brief comes with the session's first prompt
-        self.assertIsNone(second)  # the same passages are not injected twice in a session
+        sent = [l for l in first["prependContext"].split("\n") if l.startswith("- ")]
+        self.assertFalse(second and any(l in second["prependContext"] for l in sent), second)  # never twice
         self.assertIsNone(captured)
         [f] = self.session_files()
         self.assertTrue(f.endswith("-session-oc-9.md"), f)

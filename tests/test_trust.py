@@ -43,7 +43,7 @@ class SubjectBeforeFrameTest(MonthOfNotes):
             self.assertFalse([h for h in hits[other + 1:] if "张伟" in h.text.replace("张伟明", "")])
 
     def test_the_prompt_hook_does_not_inject_another_persons_number(self):
-        text, _ = hooks.recall(self.dir, "张伟明的手机号是多少", store=self.store)
+        text = hooks.recall(self.dir, "张伟明的手机号是多少", store=self.store)[0]
         self.assertNotIn("0928", text)
         self.assertNotIn("林志豪的手", text)
 

@@ -1,11 +1,12 @@
 """The SessionStart brief: a budgeted, cited digest of the memory folder
 (the checkpoint of this session after a compaction, the most useful part of
-MEMORY.md, the last days' notes), framed as notes to consult."""
+MEMORY.md, the last days' notes), framed as notes to consult.  A session that
+already holds some lines (a resumed or compacted one) is sent only the others."""
 import os
 import re
 
 from ..text.markdown import is_heading
-from ..search.recall import estimate_tokens
+from ..search.recall import estimate_tokens, line_key
 from ..base.records import StoreError
 from ..files.sources import read_memory_lines
 from ..text.redact import redact
@@ -49,13 +50,38 @@ def _block(rel, picked, lines):
     return "\n".join(out)
 
 
+def unheld(lines, picked, held):
+    """The picked line indexes without the lines whose text the session
+    holds (keys of line_key), and without headings left with no line below."""
+    if not held:
+        return picked
+    kept = [i for i in picked if is_heading(lines[i]) or line_key(lines[i]) not in held]
+    return [i for k, i in enumerate(kept) if not is_heading(lines[i])
+            or k + 1 < len(kept) and not is_heading(lines[kept[k + 1]])]
+
+
+def render(pieces, held=()):
+    """(text, ranges, keys) of a part's pieces [(rel, lines, picked)]: its
+    blocks, their line ranges and the keys of their lines, without the lines
+    the session holds."""
+    texts, ranges, keys = [], [], []
+    for rel, lines, picked in pieces:
+        picked = unheld(lines, picked, held)
+        if picked:
+            texts.append(_block(rel, picked, lines))
+            ranges += _ranges(rel, picked)
+            keys += [line_key(lines[i]) for i in picked if not is_heading(lines[i])]
+    return "\n\n".join(texts), ranges, keys
+
+
 def memory_md_part(root, budget):
-    """The most useful part of MEMORY.md within budget tokens: the whole
-    file when it fits, else every section's heading and its first lines (as
-    many per section as fit), so every topic is represented."""
+    """[(rel, lines, picked)]: the most useful part of MEMORY.md within
+    budget tokens: the whole file when it fits, else every section's heading
+    and its first lines (as many per section as fit), so every topic is
+    represented."""
     lines = _lines(root, "MEMORY.md")
     if not lines:
-        return "", []
+        return []
     starts = [i for i, l in enumerate(lines) if is_heading(l)] or [0]
     if starts[0] != 0:
         starts.insert(0, 0)
@@ -66,15 +92,12 @@ def memory_md_part(root, budget):
     best = None
     for per in range(1, max(len(s) for s in sections) + 1):
         picked = sorted(i for s in sections for i in s[:per])
-        text = _block("MEMORY.md", picked, lines)
-        if _tokens(text) > budget:
+        if _tokens(_block("MEMORY.md", picked, lines)) > budget:
             break
-        best = (text, picked)
+        best = picked
         if all(len(s) <= per for s in sections):
             break
-    if best is None:
-        return "", []
-    return best[0], _ranges("MEMORY.md", best[1])
+    return [("MEMORY.md", lines, best)] if best else []
 
 
 def _ranges(rel, picked):
@@ -88,13 +111,14 @@ def _ranges(rel, picked):
 
 
 def recent_part(root, budget, skip=()):
-    """The newest daily files' last lines within budget tokens, newest file first."""
+    """[(rel, lines, picked)]: the newest daily files' last lines within
+    budget tokens, newest file first."""
     folder = os.path.join(root, "memory")
     try:
         names = sorted((n for n in os.listdir(folder) if _DAILY.match(n)), reverse=True)
     except OSError:
-        return "", []
-    parts, ranges, used = [], [], 0
+        return []
+    pieces, used = [], 0
     for name in names[:RECENT_FILES]:
         rel = "memory/" + name
         if rel in skip:
@@ -107,23 +131,19 @@ def recent_part(root, budget, skip=()):
         above = next((i for i in range(picked[0] - 1, -1, -1) if is_heading(lines[i])), None)
         if above is not None and not is_heading(lines[picked[0]]) and lines[above].startswith("## "):
             picked.insert(0, above)  # the section the day's last lines belong to
-        text = _block(rel, picked, lines)
-        parts.append(text)
-        ranges.extend(_ranges(rel, picked))
-        used += _tokens(text)
+        pieces.append((rel, lines, picked))
+        used += _tokens(_block(rel, picked, lines))
         if used >= budget - 40:
             break
-    return "\n\n".join(parts), ranges
+    return pieces
 
 
 def checkpoint_part(root, rel, budget):
-    """This session's captured block (its last lines first when long)."""
+    """[(rel, lines, picked)]: this session's captured block (its last lines first when long)."""
     lines = _lines(root, rel) if rel else []
     shown = [i for i, l in enumerate(lines) if _visible(l) and not l.startswith("# ")]
     picked = _last_lines(lines, shown, budget)
-    if not picked:
-        return "", []
-    return _block(rel, picked, lines), _ranges(rel, picked)
+    return [(rel, lines, picked)] if picked else []
 
 
 def _last_lines(lines, shown, room):
@@ -138,30 +158,34 @@ def _last_lines(lines, shown, room):
     return picked
 
 
-def build(root, budget=1500, checkpoint=None, wrap=None):
-    """(text, [(path, first, last)]) of the brief, or ("", [])."""
-    parts, ranges = [], []
+def build(root, budget=1500, checkpoint=None, wrap=None, held=(), own=None):
+    """(text, [(path, first, last)], [line keys]) of the brief, or ("", [], []).
+    held: the line_key of every line the session already has.  The brief is
+    chosen as for a fresh session, then those lines are left out: a resumed
+    session is sent what changed since, or nothing.  own: the session's
+    own captured file, which its conversation holds (left out)."""
+    parts, ranges, keys = [], [], []
     left = budget - 120  # the framing
+    sections = []
     if checkpoint:
-        text, r = checkpoint_part(root, checkpoint, int(left * 0.4))
+        pieces = checkpoint_part(root, checkpoint, int(left * 0.4))
+        sections.append(("## This session before compaction\n", pieces))
+        left -= _tokens(render(pieces)[0])
+    pieces = memory_md_part(root, int(left * 0.55))
+    sections.append(("## Long-term notes (MEMORY.md)\n", pieces))
+    left -= _tokens(render(pieces)[0])
+    sections.append(("## Recent days\n", recent_part(root, left, skip=(checkpoint, own))))
+    for title, pieces in sections:
+        text, r, k = render(pieces, held)
         if text:
-            parts.append("## This session before compaction\n" + text)
+            parts.append(title + text)
             ranges += r
-            left -= _tokens(text)
-    text, r = memory_md_part(root, int(left * 0.55))
-    if text:
-        parts.append("## Long-term notes (MEMORY.md)\n" + text)
-        ranges += r
-        left -= _tokens(text)
-    text, r = recent_part(root, left, skip=(checkpoint,) if checkpoint else ())
-    if text:
-        parts.append("## Recent days\n" + text)
-        ranges += r
+            keys += k
     if not parts:
-        return "", []
+        return "", [], []
     body = "\n\n".join(parts)
     text = wrap(body) if wrap else body
     while len(text) > MAX_CHARS and "\n" in body:  # a hard cap, whatever the estimate said
         body = body[:body.rindex("\n")]
         text = wrap(body) if wrap else body
-    return text, ranges
+    return text, ranges, keys

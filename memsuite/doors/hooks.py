@@ -3,9 +3,11 @@ Codex, OpenClaw through its plugin).  Reads the event JSON on stdin and acts
 on hook_event_name:
 
   SessionStart       a cited memory brief as additionalContext (after a
-                     compaction, with this session's checkpoint)
-  UserPromptSubmit   the best passages for the prompt above a calibrated cut,
-                     or nothing; never what this session already received
+                     compaction, with this session's checkpoint); a resumed
+                     or compacted session gets only the lines it lacks
+  UserPromptSubmit   the best lines for the prompt when its best hit passes
+                     a calibrated cut, or nothing; never what this session
+                     already received
   PreCompact, SessionEnd (and Stop with --stop or MEMORY_HOOK_STOP=1)
                      capture the session (its transcript_path, or the
                      event's messages) into memory/<day>-session-<id>.md
@@ -23,12 +25,10 @@ import re
 import sys
 import time
 
-from ..text.citations import cite
 from ..app.commands import run_search, search_request
 from ..base.fileio import FileLock, write_json_atomic
 from ..files.notes import append_memory
-from ..search.ranking import ANSWER_CUT
-from ..search.recall import estimate_tokens
+from ..search.recall import RECALL_CUT, RECALL_FLOOR, choose, estimate_tokens, pack_lines, unheld
 from ..files.sources import locate_index_dir, resolve_memory_dir, safe_join, user_cache_dir
 from ..store.memory_store import MemoryStore
 from ..text.redact import redact
@@ -36,13 +36,10 @@ from ..text.tokenizer import tokenize
 
 BRIEF_TOKENS = 1500
 RECALL_TOKENS = 500
-RECALL_CUT = ANSWER_CUT  # the one calibrated score cut (search/ranking.py; bench/calibration.py)
-RECALL_FLOOR = 0.2      # once the best hit passes the cut, others down to this score fill the budget
-RECALL_WINDOW = 3       # the best hit when too long for the budget: its best line and this many either side
-RECALL_REST_WINDOW = 2  # every other hit: its best line and this many either side (bench/hooks.py, tuning half)
 MAX_STDIN = 8 << 20
 LOG_BYTES = 256 << 10
 STATE_DAYS = 30
+MAX_HELD = 2000         # line keys a session's state keeps (12 hex digits each: about 32 KB)
 MAX_QUERY_CHARS = 1000
 RECALL_HITS = 20      # hits the recall chooses from
 
@@ -199,21 +196,37 @@ def session_start(hook, event, opts):
     session = event.get("session_id")
     source = event.get("source") or "startup"
     state = hook.load(session)
-    if source != "resume":
-        state["injected"] = []  # a fresh context: what it had before is gone
+    if source not in ("resume", "compact"):
+        state["held"] = []  # a fresh context: what it had before is gone
+    # a resumed or compacted session keeps what it was sent (Claude Code
+    # keeps earlier briefs through both): it gets only the lines it lacks
     checkpoint = None
     if source == "compact":
         checkpoint = state.get("capture")
         if not checkpoint:  # PreCompact did not run (or failed): capture now
             checkpoint = capture(hook, event, opts, state)
     budget = _int(opts.get("budget") or os.environ.get("MEMORY_HOOK_BRIEF_TOKENS"), BRIEF_TOKENS)
-    text, ranges = brief.build(hook.root, budget, checkpoint, wrap=lambda body: FRAME % body)
-    state["injected"] = state.get("injected", []) + ranges
-    state["updated"] = time.time()
+    own = state.get("capture") if source == "resume" else None  # what it said itself is in its conversation
+    text, _, keys = brief.build(hook.root, budget, checkpoint, wrap=lambda body: FRAME % body, held=_held(state),
+                                own=own)
+    _hold(state, keys)
     _save_quietly(hook, session, state)
     _prune(hook)
     if text:
         _output("SessionStart", text)
+
+
+def _held(state):
+    """The line keys (recall.line_key) of what this session was sent."""
+    held = state.get("held")
+    return set(held) if isinstance(held, list) else set()
+
+
+def _hold(state, keys):
+    """Note keys as sent to the session (the newest MAX_HELD are kept)."""
+    held = state.get("held") if isinstance(state.get("held"), list) else []
+    state["held"] = (held + [k for k in keys if k not in set(held)])[-MAX_HELD:]
+    state["updated"] = time.time()
 
 
 def _int(value, default):
@@ -254,60 +267,11 @@ def trivial(prompt):
     return not tokenize(p[:MAX_QUERY_CHARS])
 
 
-def choose(hits, cut=RECALL_CUT, floor=RECALL_FLOOR, injected=(), skip_paths=()):
-    """The hits worth injecting: none unless the best scores at least `cut`
-    (the calibrated "this answers it" line: absent topics stay below it);
-    then every hit scoring at least `floor`, outside skip_paths and not
-    overlapping lines already injected."""
-    if not hits or hits[0].score < cut:
-        return []
-    return [h for h in hits if h.score >= floor and h.path not in skip_paths
-            and not any(p == h.path and s <= h.end_line and h.start_line <= e for p, s, e in injected)]
-
-
-def pack_lines(hits, query, budget, window=RECALL_WINDOW, rest=RECALL_REST_WINDOW):
-    """(markdown, [(path, first, last)]): the hits in rank order, cited,
-    whole lines only, within budget (estimated tokens).  The best hit whole
-    when it fits, else its lines around the one holding most of the query's
-    terms (±window, fewer while they do not fit); every other hit as its
-    best line ±rest (fewer while they do not fit; rest=None: whole first)."""
-    wanted = set(tokenize(query))
-    header = "## Memories for: %s\n" % " ".join(query.split())
-    used, blocks, ranges = estimate_tokens(header), [], []
-    for k, h in enumerate(hits):
-        lines = h.text.split("\n")
-        best = None
-        w0 = window if k == 0 or rest is None else rest
-        spans = [(0, len(lines))] if k == 0 or rest is None else []
-        for w in range(w0, -1, -1):
-            if best is None:
-                best = max(range(len(lines)), key=lambda i: (len(wanted & set(tokenize(lines[i]))), -i))
-            spans.append((max(0, best - w), min(len(lines), best + w + 1)))
-        for lo, hi in spans:
-            while lo < hi and not lines[lo].strip():
-                lo += 1
-            while hi > lo and not lines[hi - 1].strip():
-                hi -= 1
-            if lo >= hi:
-                continue
-            first, last = h.start_line + lo, h.start_line + hi - 1
-            title = "\n[%s]%s\n" % (cite(h.path, first, last), (" " + h.heading) if h.heading else "")
-            block = title + "\n".join(lines[lo:hi]) + "\n"
-            cost = estimate_tokens(block)
-            if used + cost <= budget:
-                used += cost
-                blocks.append(block)
-                ranges.append((h.path, first, last))
-                break
-        if budget - used < 40:
-            break
-    return header + "".join(blocks), ranges
-
-
-def recall(root, prompt, injected=(), skip_paths=(), budget=RECALL_TOKENS, cut=RECALL_CUT,
-           floor=RECALL_FLOOR, store=None):
-    """(markdown, [(path, first, last)]): the passages worth injecting (see
-    choose) packed within budget; ("", []) when nothing is."""
+def recall(root, prompt, held=(), skip_paths=(), budget=RECALL_TOKENS, cut=RECALL_CUT, floor=RECALL_FLOOR,
+           store=None):
+    """(markdown, [(path, first, last)], [line keys]): the passages worth
+    injecting for a prompt (recall.choose), without the lines the session
+    holds, packed within budget; ("", [], []) when nothing is."""
     query = " ".join(prompt.split())[:MAX_QUERY_CHARS]
     own = store is None
     store = store or MemoryStore(root, warn=lambda msg: None)
@@ -316,11 +280,11 @@ def recall(root, prompt, injected=(), skip_paths=(), budget=RECALL_TOKENS, cut=R
     finally:
         if own:
             store.close()
-    chosen = choose(hits, cut, floor, injected, skip_paths)
+    chosen = unheld(choose(hits, query, cut, floor, skip_paths), held)
     if not chosen:
-        return "", []
-    text, ranges = pack_lines(chosen, query, budget)
-    return (redact(text), ranges) if ranges else ("", [])  # recall goes out unasked: no secret in it
+        return "", [], []
+    text, ranges, keys = pack_lines(chosen, query, budget)
+    return (redact(text), ranges, keys) if ranges else ("", [], [])  # recall goes out unasked: no secret in it
 
 
 def user_prompt(hook, event, opts):
@@ -329,7 +293,6 @@ def user_prompt(hook, event, opts):
         return
     session = event.get("session_id")
     state = hook.load(session)
-    injected = [tuple(r) for r in state.get("injected", []) if isinstance(r, list) and len(r) == 3]
     budget = _int(opts.get("budget") or os.environ.get("MEMORY_HOOK_RECALL_TOKENS"), RECALL_TOKENS)
     cut = RECALL_CUT
     try:
@@ -337,11 +300,11 @@ def user_prompt(hook, event, opts):
     except ValueError:
         pass
     skip = [state["capture"]] if state.get("capture") else []
-    text, ranges = recall(hook.root, prompt, injected, skip, budget, cut)
+    room = budget - estimate_tokens(FRAME % "")  # the budget is what the agent reads, framing included
+    text, _, keys = recall(hook.root, prompt, _held(state), skip, room, cut)
     if not text:
         return
-    state["injected"] = [list(r) for r in injected] + [list(r) for r in ranges]
-    state["updated"] = time.time()
+    _hold(state, keys)
     _save_quietly(hook, session, state)
     _output("UserPromptSubmit", FRAME % text.strip())
 

@@ -1,10 +1,14 @@
-"""Recall with few tokens: token estimates, gists, timelines and context packs."""
+"""Recall with few tokens: token estimates, gists, timelines, context packs,
+and the prompt hook's choice of what to send."""
+import re
 
 from ..text.chinese import is_cjk
 from ..text.citations import cite, parse_reference, ranges_overlap
 from ..base.options import to_date
 from .passages import TAIL_LINES
-from .ranking import search
+from .ranking import ANSWER_CUT, search
+from ..text.markdown import is_heading
+from ..text.tokenizer import tokenize
 from ..base.records import StoreError, UsageError, record
 from ..files.sources import safe_join
 
@@ -21,6 +25,14 @@ def estimate_tokens(text):
     four other characters (English words run three to five)."""
     cjk = sum(1 for c in text if is_cjk(c)) if not text.isascii() else 0
     return cjk + (len(text) - cjk + 3) // 4
+
+
+def line_key(line):
+    """A short fingerprint of a line's text, whitespace collapsed: what a
+    session's state keeps of each line it was sent (the line's number may
+    move when a file is edited; its text says whether it changed)."""
+    import hashlib
+    return hashlib.sha1(" ".join(line.split()).encode("utf-8", "replace")).hexdigest()[:12]
 
 
 def gist(text, tokens=GIST_TOKENS):
@@ -192,3 +204,156 @@ def pack(hits, query, budget):
         if len(kept) < len(lines):
             break
     return header + "".join(blocks), entries
+
+
+# The prompt hook's recall: when to speak, and what to send within a budget
+
+RECALL_CUT = ANSWER_CUT  # the one calibrated "this answers it" line (search/ranking.py; bench/calibration.py)
+RECALL_FLOOR = 0.2      # once the best hit passes the cut, others down to this score fill the budget
+RECALL_FIRST = 0.3      # the budget's share the best hit may take when the next one scores as well...
+LEAD_POWER = 4          # ...times (its score / the next one's) ** this (bench/hooks.py, bench/autorecall.py: tuning)
+RECALL_SHARE = 0.08     # the budget's share of any other hit (about a sentence at 500 tokens): several are cited
+QUESTION_WORDS = 10     # a question's content words: longer prompts' scores are raised to compare with its cut
+LENGTH_EXPONENT = 0.4   # how much (bench/autorecall.py, RealMem tuning personas)
+_SENTENCE = re.compile(r"[^.!?。！？;；]*(?:[.!?]+(?=\s|$)|[。！？;；]+|$)")
+
+
+def content_words(text):
+    """How many content words text has: its distinct terms, a CJK bigram
+    counting half (a Chinese word is about two of them), lone CJK characters
+    not at all."""
+    terms = set(tokenize(text))
+    return sum(0.5 if is_cjk(t[0]) else 1.0 for t in terms if not (len(t) == 1 and is_cjk(t)))
+
+
+def length_factor(query):
+    """What a prompt's scores are multiplied by before the cut.  A hit's
+    score is the share of the query's words it holds, so a 60-word turn
+    scores lower than a 6-word question for the same match; scores are
+    raised by (words / QUESTION_WORDS) ** LENGTH_EXPONENT, never lowered."""
+    return max(1.0, content_words(query) / QUESTION_WORDS) ** LENGTH_EXPONENT
+
+
+def choose(hits, query, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=()):
+    """The hits worth injecting for a prompt: none unless the best scores at
+    least `cut` (the line absent topics stay below, scores made comparable
+    across prompt lengths by length_factor); then every hit scoring at least
+    `floor` the same way, outside skip_paths."""
+    factor = length_factor(query)
+    if not hits or hits[0].score * factor < cut:
+        return []
+    return [h for h in hits if h.score * factor >= floor and h.path not in skip_paths]
+
+
+def unheld(hits, held):
+    """The hits without the lines the session holds (line_key): a hit partly
+    sent before still gives its other lines, as one piece per run of them."""
+    if not held:
+        return list(hits)
+    out = []
+    for h in hits:
+        lines = h.text.split("\n")
+        fresh = [not l.strip() or line_key(l) not in held for l in lines] + [False]
+        start = None
+        for i, ok in enumerate(fresh):
+            if ok and start is None:
+                start = i
+            elif not ok and start is not None:
+                if any(l.strip() and not is_heading(l) for l in lines[start:i]):  # not a heading alone
+                    out.append(h._replace(text="\n".join(lines[start:i]), start_line=h.start_line + start,
+                                          end_line=h.start_line + i - 1))
+                start = None
+    return out
+
+
+def best_part(line, wanted, room):
+    """The run of a line's sentences holding most of the wanted terms within
+    room tokens (a line longer than a budget can still be cited), marked
+    with … where it was cut; "" when not even a word fits."""
+    spans = [m.span() for m in _SENTENCE.finditer(line) if m.group().strip()] or [(0, len(line))]
+    hits = [len(wanted & set(tokenize(line[a:b]))) for a, b in spans]
+    best = None
+    for i in range(len(spans)):
+        for j in range(i, len(spans)):
+            piece = line[spans[i][0]:spans[j][1]].strip()
+            if estimate_tokens(piece) + 2 > room:
+                break
+            key = (sum(hits[i:j + 1]), -i)
+            if best is None or key > best[0]:
+                best = (key, i, j)
+    if best is None:  # one sentence too long: its start, at a word
+        i = max(range(len(spans)), key=lambda k: (hits[k], -k))
+        text = gist(line[spans[i][0]:], max(room - 2, 0))
+        return "" if len(text) < 2 else ("…" if spans[i][0] else "") + text
+    _, i, j = best
+    return ("…" if i else "") + line[spans[i][0]:spans[j][1]].strip() + ("…" if j + 1 < len(spans) else "")
+
+
+def pack_lines(hits, query, budget, first=RECALL_FIRST, share=RECALL_SHARE):
+    """(markdown, [(path, first, last)], [line keys]): the hits in rank
+    order, cited, within budget (estimated tokens): each as the line holding
+    most of the query's terms and as many lines around it as fit in its room
+    (first_room for the best hit, the `share` of the budget for every
+    other, so several are cited; the citation comes on top, with the
+    heading for the best hit only); a line too long for its room is cut to its best sentences."""
+    wanted = set(tokenize(query))
+    header = "## Memories for: %s\n" % gist(query, GIST_TOKENS)
+    used, blocks, ranges, keys = estimate_tokens(header), [], [], []
+    first, share = first_room(hits, first * budget, budget), int(share * budget)
+    for k, h in enumerate(hits):
+        block, a, b, shown = _fit(h, wanted, first if k == 0 else share, budget - used, heading=k == 0)
+        if block:
+            used += estimate_tokens(block)
+            blocks.append(block)
+            ranges.append((h.path, a, b))
+            keys += [line_key(l) for l in shown if l.strip()]
+        if budget - used < 40:
+            break
+    return header + "".join(blocks), ranges, keys
+
+
+def first_room(hits, first, budget):
+    """The room of the best hit in tokens: `first` times (its score / the
+    next one's) ** LEAD_POWER, within budget: a hit that stands out is likelier to hold the
+    answer than one among equals, where citing more of them does better."""
+    if len(hits) < 2 or hits[1].score <= 0:
+        return budget
+    return int(min(budget, first * (hits[0].score / hits[1].score) ** LEAD_POWER))
+
+
+def _fit(h, wanted, room, limit, heading=True):
+    """(block, first, last, lines shown) of one hit: its best line and the
+    nearest lines around it while they fit in room tokens, or its best line's
+    best sentences; its citation (and heading) come on top, the whole
+    within limit tokens; ("", 0, 0, []) when nothing fits."""
+    lines = h.text.split("\n")
+    best = max(range(len(lines)), key=lambda i: (len(wanted & set(tokenize(lines[i]))), -i))
+    if not lines[best].strip():
+        return "", 0, 0, []
+    room = min(room, limit - estimate_tokens(_title(h, 0, len(lines) - 1, heading)))
+    used = estimate_tokens(lines[best]) + 1
+    if used > room:
+        title = _title(h, best, best, heading)
+        part = best_part(lines[best], wanted, room - 1)
+        if not wanted & set(tokenize(part)):  # a piece without the prompt's words tells nothing
+            return "", 0, 0, []
+        return title + part + "\n", h.start_line + best, h.start_line + best, [lines[best]]
+    lo, hi, grow = best, best + 1, True
+    while grow:
+        grow = False
+        for i in (hi, lo - 1):  # the next line below, then above
+            if 0 <= i < len(lines) and used + estimate_tokens(lines[i]) + 1 <= room:
+                used += estimate_tokens(lines[i]) + 1
+                lo, hi, grow = min(lo, i), max(hi, i + 1), True
+    while not lines[lo].strip():
+        lo += 1
+    while not lines[hi - 1].strip():
+        hi -= 1
+    block = _title(h, lo, hi - 1, heading) + "\n".join(lines[lo:hi]) + "\n"
+    return block, h.start_line + lo, h.start_line + hi - 1, lines[lo:hi]
+
+
+def _title(h, lo, hi, heading=True):
+    """The citation of a hit's lines lo..hi, and its heading when asked for."""
+    return "\n[%s]%s\n" % (cite(h.path, h.start_line + lo, h.start_line + hi),
+                            (" " + h.heading) if heading and h.heading else "")

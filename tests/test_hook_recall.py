@@ -1,0 +1,178 @@
+"""The prompt hook's gate and budget, and injection that respects what a
+session holds (issue 25): resumed and compacted sessions are sent what
+changed, a chunk partly in the brief is still recalled for its other lines,
+long prompts are judged like short questions, long lines are cut to their
+best sentences.  Hooks run as Claude Code runs them (test_hooks.HookCase)."""
+import os
+import shutil
+import unittest
+
+from helpers import ROOT
+from test_hooks import HookCase, check_citations
+
+CHANGED_FACTS = os.path.join(ROOT, "tests", "folders", "changed-facts")
+
+
+def memory_lines(context):
+    """The lines of injected text that come from memory files (not framing, citations or headings)."""
+    return [l for l in (context or "").split("\n") if l.startswith("- ")]
+
+
+class ResumeTest(HookCase):
+    def test_a_resumed_session_gets_only_what_changed(self):
+        first, _ = self.hook("SessionStart", source="startup")
+        self.assertIn("KX-4471", first)
+        again, p = self.hook("SessionStart", source="resume")
+        self.assertIsNone(again, "nothing changed: nothing is sent")
+        self.assertEqual(p.stdout, b"")
+        with open(os.path.join(self.dir, "MEMORY.md"), "a", encoding="utf-8") as f:
+            f.write("- The spare house key is with the neighbour at number 14.\n")
+        changed, _ = self.hook("SessionStart", source="resume")
+        self.assertIn("spare house key", changed)
+        self.assertNotIn("KX-4471", changed)
+        check_citations(self, self.dir, changed)
+        self.assertEqual(len(memory_lines(changed)), 1, changed)
+
+    def test_resumed_four_times_carries_one_brief(self):
+        sent = [self.hook("SessionStart", source=s)[0] for s in ("startup", "resume", "resume", "resume", "resume")]
+        self.assertTrue(sent[0])
+        self.assertEqual(sent[1:], [None] * 4)
+
+    def test_clear_and_a_new_session_get_the_whole_brief_again(self):
+        first, _ = self.hook("SessionStart", source="startup")
+        cleared, _ = self.hook("SessionStart", source="clear")
+        self.assertEqual(memory_lines(cleared), memory_lines(first))
+        other, _ = self.hook("SessionStart", source="startup", session_id="sess-2")
+        self.assertEqual(memory_lines(other), memory_lines(first))
+
+    def test_compact_sends_the_checkpoint_not_the_brief_again(self):
+        from test_hooks import TRANSCRIPT
+        first, _ = self.hook("SessionStart", source="startup")
+        self.transcript(TRANSCRIPT)
+        self.hook("PreCompact", trigger="manual", custom_instructions="")
+        context, _ = self.hook("SessionStart", source="compact")
+        self.assertIn("This session before compaction", context)
+        self.assertIn("Fly.io", context)
+        self.assertFalse(set(memory_lines(first)) & set(memory_lines(context)), context)
+
+    def test_a_resumed_session_is_not_sent_its_own_capture(self):
+        from test_hooks import TRANSCRIPT
+        self.hook("SessionStart", source="startup")
+        self.transcript(TRANSCRIPT)
+        self.hook("SessionEnd", reason="other")  # claude -p ends the session; --resume takes it up again
+        resumed, _ = self.hook("SessionStart", source="resume")
+        self.assertTrue(resumed is None or "Fly.io" not in resumed, resumed)
+        other, _ = self.hook("SessionStart", source="startup", session_id="sess-2")
+        self.assertIn("Fly.io", other)
+
+    def test_what_a_prompt_got_is_not_sent_by_a_resume(self):
+        context, _ = self.hook("UserPromptSubmit", prompt="How did I fix the RSS duplicate items in Feedly?")
+        self.assertTrue(context)
+        brief, _ = self.hook("SessionStart", source="resume")
+        self.assertFalse(set(memory_lines(context)) & set(memory_lines(brief)))
+
+    def test_damaged_session_state_fails_open(self):
+        self.hook("SessionStart", source="startup")
+        folder = os.path.join(self.dir, ".memory", "hooks")
+        for name in os.listdir(folder):
+            with open(os.path.join(folder, name), "w") as f:
+                f.write('{"held": 7, "capture": ')
+        context, _ = self.hook("SessionStart", source="resume")
+        self.assertIn("KX-4471", context)  # nothing known as held: the whole brief
+
+
+class PartlyBriefedTest(HookCase):
+    """tests/folders/changed-facts: a session captured a new badge number and
+    the piano lesson's new time; a 250-token brief holds only the last lines
+    of that capture, and the prompt asks for both facts."""
+
+    def setUp(self):
+        super().setUp()
+        shutil.rmtree(self.dir)
+        shutil.copytree(CHANGED_FACTS, self.dir)
+
+    def test_the_rest_of_a_chunk_partly_in_the_brief_is_recalled(self):
+        brief, _ = self.hook("SessionStart", source="startup", args=["--budget", "250"])
+        self.assertIn("memory/2026-12-01-session-5f2c9a1b.md", brief)
+        self.assertNotIn("88412", brief)
+        context, _ = self.hook("UserPromptSubmit", prompt="What's my badge number now? 我女儿的钢琴课是什么时候？")
+        self.assertIn("88412", context)
+        self.assertIn("周三下午四点", context)
+        if "周六上午九点" in context:  # the outdated time may follow, never come first
+            self.assertLess(context.index("周三下午四点"), context.index("周六上午九点"))
+        self.assertFalse(set(memory_lines(brief)) & set(memory_lines(context)), "a line sent twice")
+        check_citations(self, self.dir, context)
+
+
+LONG_PROMPT = ("Hello again. I have been thinking a lot this week about everything that happened with the "
+               "newsletter and the blog, and honestly I am a bit tired of the whole thing. Before I decide "
+               "anything else, remind me: how did I fix the RSS duplicate items in Feedly last time? I want to "
+               "make sure the same problem does not come back when I move the site, because that took ages.")
+ABSENT_LONG = ("Hello again. I have been thinking a lot this week about my grandmother's garden and the "
+               "tomatoes that never ripened, and honestly I am a bit tired of the whole thing. Before I decide "
+               "anything else, which fertiliser should I buy for heirloom tomatoes grown in clay soil, and how "
+               "often should I water them when the summer is this dry and hot?")
+
+
+class LongPromptTest(HookCase):
+    def test_a_long_turn_about_a_remembered_topic_gets_it(self):
+        context, _ = self.hook("UserPromptSubmit", prompt=LONG_PROMPT)
+        self.assertIn("memory/2026-03-22.md", context)
+        from memory_search import estimate_tokens
+        self.assertLessEqual(estimate_tokens(context), 500)
+        self.assertNotIn("tired of the whole thing", context, "the prompt is not echoed back")
+
+    def test_a_long_turn_about_an_absent_topic_gets_nothing(self):
+        context, p = self.hook("UserPromptSubmit", prompt=ABSENT_LONG)
+        self.assertIsNone(context)
+        self.assertEqual(p.stdout, b"")
+
+
+class BudgetTest(unittest.TestCase):
+    def hit(self, text, start=10, score=0.9):
+        from memsuite.search.passages import Hit
+        return Hit("m.md:%d" % start, "memory/m.md", start, start + text.count("\n"), "Day", "2026-01-01",
+                   score, score, 0.0, "", text, None)
+
+    def test_a_line_longer_than_the_budget_is_cut_to_its_best_sentences(self):
+        from memsuite.search.recall import estimate_tokens, pack_lines
+        filler = " ".join("Sentence %d talks about the weather and nothing else at all." % i for i in range(60))
+        line = "**Assistant**: " + filler + " The wine course starts with Burgundy on Tuesday. " + filler
+        text, ranges, keys = pack_lines([self.hit(line)], "When does the wine course start?", 200)
+        self.assertLessEqual(estimate_tokens(text), 200)
+        self.assertIn("Burgundy on Tuesday", text)
+        self.assertIn("…", text)
+        self.assertEqual(ranges, [("memory/m.md", 10, 10)])
+        self.assertEqual(len(keys), 1, "a line sent in part is held: it is not sent again")
+
+    def test_several_sessions_are_cited_within_the_budget(self):
+        from memsuite.search.recall import estimate_tokens, pack_lines
+        hits = [self.hit("\n".join("- wine note %d.%d: Burgundy, Bordeaux and the Loire, tasted slowly and "
+                                   "compared with care." % (k, i) for i in range(12)), start=1 + 20 * k)
+                for k in range(6)]
+        text, ranges, _ = pack_lines(hits, "wine Burgundy", 500)
+        self.assertLessEqual(estimate_tokens(text), 500)
+        self.assertGreaterEqual(len(ranges), 4, text)
+
+    def test_held_lines_leave_the_rest_of_a_hit(self):
+        from memsuite.search.recall import line_key, unheld
+        h = self.hit("## Day\n- one\n- two\n- three")
+        pieces = unheld([h], {line_key("- two")})
+        self.assertEqual([(p.start_line, p.end_line, p.text) for p in pieces],
+                         [(10, 11, "## Day\n- one"), (13, 13, "- three")])
+        self.assertEqual(unheld([h], {line_key(l) for l in ("- one", "- two", "- three")}), [])
+
+
+class StateTest(unittest.TestCase):
+    def test_the_session_state_keeps_the_newest_keys_only(self):
+        from memsuite.doors import hooks
+        state = {}
+        hooks._hold(state, ["k%d" % i for i in range(hooks.MAX_HELD + 500)])
+        hooks._hold(state, ["k%d" % (hooks.MAX_HELD + 499), "new"])  # one already held, one new
+        self.assertEqual(len(state["held"]), hooks.MAX_HELD)
+        self.assertEqual(state["held"][-1], "new")
+        self.assertNotIn("k0", hooks._held(state))
+
+
+if __name__ == "__main__":
+    unittest.main()
