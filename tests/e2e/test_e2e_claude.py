@@ -89,7 +89,6 @@ class ClaudeCodeTest(ClientCase):
     def test_two_sessions_a_second_apart_write_two_files(self):
         self.check_two_files("locker is number 17", "5521")
 
-    @unittest.expectedFailure  # the brief's resume dedupe is branch recall's (issue 25), not merged yet
     def test_one_brief_per_session_on_resume(self):
         self.assertLessEqual(sum(len(briefs(b)) for b in self.resumed[-1:]), 1)
 

@@ -146,7 +146,6 @@ class CodexTest(ClientCase):
         lock, bike = self.check_two_files("locker is number 17", "5521")
         self.assertTrue(lock.endswith(self.pair[0] + ".md") and bike.endswith(self.pair[1] + ".md"))
 
-    @unittest.expectedFailure  # the brief's resume dedupe is branch recall's (issue 25), not merged yet
     def test_one_brief_per_session_on_resume(self):
         self.assertLessEqual(len(briefs(self.resumed[-1])), 1)
 
