@@ -11,6 +11,7 @@ from ..text.tokenizer import tokenize
 # Two lines speak of the same thing when this share of the words of the
 # shorter (bigrams, Latin words) is in the other.
 SAME_LINE = 0.25
+NO_FACTS = (frozenset(), frozenset())
 
 
 def newest_first(order, candidates, merged, query, params):
@@ -22,13 +23,28 @@ def newest_first(order, candidates, merged, query, params):
     top = order[:params.rerank_depth]
     words = {t for t in query.base if query.weights.get(t, 0) >= 1.0 and len(t) > 1}
     held = {k: {t for t in words if candidates[k].body.get(t) or candidates[k].head.get(t)} for k in top}
-    earlier = {}
+    earlier, facts, lines, timed = {}, {}, {}, {}
+
+    def has_time(key):
+        if key not in timed:
+            timed[key] = bool(times_in(fold(candidates[key].row.text)))
+        return timed[key]
+
+    def about(key, words):  # what a hit says about some words, worked out once per hit and words
+        if (key, words) not in facts:
+            if not has_time(key):
+                return NO_FACTS  # no time or number anywhere in it: nothing to differ on
+            if key not in lines:
+                lines[key] = _tokenized_lines(candidates[key].row.text)
+            facts[key, words] = _facts(lines[key], words)
+        return facts[key, words]
     for old in top:
         for new in top:
             if new in earlier.values() or old in earlier or not _later(candidates[new].row, candidates[old].row):
                 continue
-            if held[old] and held[old] <= held[new] and merged[new] >= params.supersede_share * merged[old] \
-                    and _differs(candidates[old].row.text, candidates[new].row.text, held[old]):
+            words = frozenset(held[old])
+            if words and words <= held[new] and merged[new] >= params.supersede_share * merged[old] \
+                    and _differs(about(old, words), about(new, words)):
                 if merged[new] < merged[old]:
                     merged[old], merged[new] = merged[new], merged[old]
                 earlier[old] = new
@@ -41,15 +57,20 @@ def _later(new, old):
     return bool(new.date and old.date and new.date > old.date and new.path != old.path)
 
 
-def _differs(old, new, words):
+def _facts(lines, words):
+    """(times or numbers, other words) of the lines (_tokenized_lines) holding most of words."""
+    about = _lines_about(lines, words)
+    times = times_in(about)
+    return times, (_words(about) - times if times else set())
+
+
+def _differs(old, new):
     """Whether a later text says something else than an earlier one about
-    the query's words: in the lines holding most of them, other times or
-    numbers, the rest of the lines alike (SAME_LINE)."""
-    old, new = _lines_about(old, words), _lines_about(new, words)
-    before, after = times_in(old), times_in(new)
+    the query's words (each as _facts gives them): other times or numbers,
+    the rest of the lines alike (SAME_LINE)."""
+    (before, mine), (after, theirs) = old, new
     if not (before and after) or before == after:
         return False
-    mine, theirs = _words(old) - before, _words(new) - after
     return bool(mine and theirs) and len(mine & theirs) >= SAME_LINE * min(len(mine), len(theirs))
 
 
@@ -57,10 +78,15 @@ def _words(text):
     return {t for t in tokenize(text) if len(t) > 1}
 
 
-def _lines_about(text, words):
-    """The lines of a chunk (headings left out: a daily note's date heading
-    is when it was written) holding the most of the query's words, folded."""
-    lines = [fold(line) for line in text.split("\n") if line.strip() and not line.lstrip().startswith("#")]
-    counts = [len(words.intersection(tokenize(line))) for line in lines]
+def _tokenized_lines(text):
+    """[(folded line, its terms)] of a chunk, headings left out (a daily
+    note's date heading is when it was written, not what it says)."""
+    folded = [fold(line) for line in text.split("\n") if line.strip() and not line.lstrip().startswith("#")]
+    return [(line, set(tokenize(line))) for line in folded]
+
+
+def _lines_about(lines, words):
+    """The lines holding the most of the query's words, joined."""
+    counts = [len(words & terms) for _, terms in lines]
     most = max(counts or [0])
-    return "\n".join(line for line, n in zip(lines, counts) if n == most and n)
+    return "\n".join(line for (line, _), n in zip(lines, counts) if n == most and n)
