@@ -215,7 +215,7 @@ LEAD_POWER = 4          # ...times (its score / the next one's) ** this (bench/h
 RECALL_SHARE = 0.08     # the budget's share of any other hit (about a sentence at 500 tokens): several are cited
 QUESTION_WORDS = 10     # a question's content words: longer prompts' scores are raised to compare with its cut
 LENGTH_EXPONENT = 0.4   # how much (bench/autorecall.py, RealMem tuning personas)
-_SENTENCE = re.compile(r"[^.!?。！？;；]*(?:[.!?]+(?=\s|$)|[。！？;；]+|$)")
+_SENTENCE = r"[^.!?。！？;；]*(?:[.!?]+(?=\s|$)|[。！？;；]+|$)"  # compiled when a hook first cuts a line
 
 
 def content_words(text):
@@ -270,7 +270,7 @@ def best_part(line, wanted, room):
     """The run of a line's sentences holding most of the wanted terms within
     room tokens (a line longer than a budget can still be cited), marked
     with … where it was cut; "" when not even a word fits."""
-    spans = [m.span() for m in _SENTENCE.finditer(line) if m.group().strip()] or [(0, len(line))]
+    spans = [m.span() for m in re.finditer(_SENTENCE, line) if m.group().strip()] or [(0, len(line))]
     hits = [len(wanted & set(tokenize(line[a:b]))) for a, b in spans]
     best = None
     for i in range(len(spans)):
