@@ -4,10 +4,9 @@
     >>> store = memory_store.MemoryStore("~/notes")           # doctest: +SKIP
     >>> hits = memory_search.search(store, "博客RSS配置", sync=True)  # doctest: +SKIP
 
-A search analyses the query (memsuite/search/query.py, synonyms.py), asks the index
-for candidates and scores them on two channels, BM25 and a TF-IDF cosine
-(ranking.py), joins chunks into whole passages (passages.py) and picks the
-best lines (snippets.py).  The CLI (`search.sh`, `reindex.sh`), the MCP
+A search analyses the query, asks the index for candidates and scores them
+on two channels, BM25 and a TF-IDF cosine (memsuite/search/ranking.py), then
+joins chunks into whole passages and picks their best lines (results.py).  The CLI (`search.sh`, `reindex.sh`), the MCP
 server and `watch` live in cli_*.py, mcp.py and watch.py; each is loaded only
 when it runs.
 """
@@ -24,14 +23,14 @@ __all__ = [
 # Where each public name lives (memsuite/<layer>/<module>.py).
 _HOMES = {
     "search": "search.ranking",
-    "analyse_query": "search.query",
-    "Hit": "search.passages",
-    "make_snippet": "search.snippets",
-    "highlight": "search.snippets",
+    "analyse_query": "search.ranking",
+    "Hit": "search.results",
+    "make_snippet": "search.results",
+    "highlight": "search.results",
     "timeline": "search.recall",
     "context_pack": "search.recall",
     "pack": "search.recall",
-    "estimate_tokens": "search.recall",
+    "estimate_tokens": "search.results",
     "hit_json": "search.results",
     "compact_json": "search.results",
     "read_cited": "search.results",
@@ -40,7 +39,7 @@ _HOMES = {
     "McpServer": "doors.mcp",
 }
 # Other names (for tests and tools) are looked up in these modules, in order.
-_MODULES = ("search.ranking", "search.query", "search.synonyms", "search.dates", "search.passages", "search.snippets", "search.recall", "search.results",
+_MODULES = ("search.ranking", "search.synonyms", "search.dates", "search.results", "search.recall",
             "search.embeddings", "doors.watch", "doors.mcp", "doors.cli_search", "doors.cli_recall", "doors.cli_admin")
 
 

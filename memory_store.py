@@ -59,7 +59,7 @@ _HOMES = {
 _MODULES = ("base.records", "text.params", "base.patterns", "text.chinese", "text.stemmer", "text.tokenizer", "text.bm25",
             "text.markdown", "text.citations", "files.sources", "files.transcripts", "files.chunker", "index.records",
             "index.prepare", "base.fileio", "index.sqlite.index", "index.sqlite.writer", "index.json.index", "index.json.writer",
-            "index.link_tables", "index.embedding_tables", "store.memory_store", "files.notes", "base.options", "base.jsonout", "doors.cli")
+            "index.link_tables", "index.embedding_tables", "store.memory_store", "files.notes", "base.options", "base.display", "base.jsonout", "app.commands")
 
 
 __getattr__ = front_door(globals(), _HOMES, _MODULES)

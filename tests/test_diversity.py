@@ -1,4 +1,4 @@
-"""Near-duplicate suppression (memsuite/search/diversity.py): copies of a line do not fill the budget."""
+"""Near-duplicate suppression (memsuite/search/results.py): copies of a line do not fill the budget."""
 import json
 import random
 import unittest
@@ -6,7 +6,7 @@ import unittest
 from helpers import TempMemory, run_script
 import memory_search
 import memory_store
-from memsuite.search.diversity import _LineIndex, _signature
+from memsuite.search.results import _LineIndex, _signature
 
 ON = memory_store.DEFAULT_PARAMS
 OFF = memory_store.DEFAULT_PARAMS._replace(duplicate_share=1.0)

@@ -130,12 +130,13 @@ class LongPromptTest(HookCase):
 
 class BudgetTest(unittest.TestCase):
     def hit(self, text, start=10, score=0.9):
-        from memsuite.search.passages import Hit
+        from memsuite.search.results import Hit
         return Hit("m.md:%d" % start, "memory/m.md", start, start + text.count("\n"), "Day", "2026-01-01",
                    score, score, 0.0, "", text, None)
 
     def test_a_line_longer_than_the_budget_is_cut_to_its_best_sentences(self):
-        from memsuite.search.recall import estimate_tokens, pack_lines
+        from memsuite.search.recall import pack_lines
+        from memsuite.search.results import estimate_tokens
         filler = " ".join("Sentence %d talks about the weather and nothing else at all." % i for i in range(60))
         line = "**Assistant**: " + filler + " The wine course starts with Burgundy on Tuesday. " + filler
         text, ranges, keys = pack_lines([self.hit(line)], "When does the wine course start?", 200)
@@ -146,7 +147,8 @@ class BudgetTest(unittest.TestCase):
         self.assertEqual(len(keys), 1, "a line sent in part is held: it is not sent again")
 
     def test_several_sessions_are_cited_within_the_budget(self):
-        from memsuite.search.recall import estimate_tokens, pack_lines
+        from memsuite.search.recall import pack_lines
+        from memsuite.search.results import estimate_tokens
         hits = [self.hit("\n".join("- wine note %d.%d: Burgundy, Bordeaux and the Loire, tasted slowly and "
                                    "compared with care." % (k, i) for i in range(12)), start=1 + 20 * k)
                 for k in range(6)]

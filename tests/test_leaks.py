@@ -138,7 +138,7 @@ class BoundedQueryTest(TempMemory):
     def asked(self, query):
         """The terms analysing query asks the index for, and the analysed query."""
         import memory_store
-        from memsuite.search.query import analyse_query
+        from memsuite.search.ranking import analyse_query
         store = memory_store.MemoryStore(self.dir)
         self.addCleanup(store.close)
         store.sync()

@@ -142,12 +142,12 @@ class LongPromptTest(TempMemory):
         self.assertNotEqual(hits[0].path, "memory/2026-01-05.md", [(h.id, h.score) for h in hits])
 
     def test_topic_terms_leave_out_greetings_and_filler(self):
-        from memsuite.search.query import topic_terms
+        from memsuite.search.ranking import topic_terms
         terms = topic_terms(self.store, self.prompt)
         self.assertIn("remitt", terms[:3] + [t for t in terms if t.startswith("remit")])
         for filler in ("hei", "hey", "mate", "readi", "next", "step", "thank", "honestli"):
             self.assertNotIn(filler, terms)
 
     def test_a_short_question_keeps_every_word(self):
-        from memsuite.search.query import topic_terms
+        from memsuite.search.ranking import topic_terms
         self.assertIn("next", topic_terms(self.store, "next step"))

@@ -6,7 +6,8 @@ import os
 import re
 
 from ..text.markdown import is_heading
-from ..search.recall import estimate_tokens, line_key
+from ..search.recall import line_key
+from ..search.results import estimate_tokens
 from ..base.records import StoreError
 from ..files.sources import read_memory_lines
 from ..text.redact import redact

@@ -2,16 +2,19 @@
 and the hooks read, so the doors cannot drift apart.  Each takes a store (or a
 folder) and the arguments as a door received them (a search: one SearchRequest),
 checks them, and returns JSON-ready data."""
+import os
+import sys
+
 from ..base.options import to_budget, to_choice, to_count, to_date, to_days, to_positive_int, to_unit_score
 from ..base.records import StoreError, UsageError, record
+from ..store.memory_store import MemoryStore
 from ..text.citations import cite
 from ..text.markdown import is_heading
 from ..text.params import DEFAULT_HALF_LIFE
 from ..index.records import Filters
-from ..search.passages import Hits
 from ..search.ranking import DEFAULT_LIMIT, MODES, search
-from ..search.recall import DEFAULT_BUDGET, context_pack, estimate_tokens, sort_newest_first, timeline
-from ..search.results import compact_json, entry_json, hit_json
+from ..search.recall import DEFAULT_BUDGET, context_pack, sort_newest_first, timeline
+from ..search.results import Hits, compact_json, entry_json, estimate_tokens, hit_json
 from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder
 
 
@@ -205,3 +208,36 @@ def status_result(store):
     if note:
         info["note"] = note
     return info
+
+
+# The store a door works on
+
+def store_for(args):
+    """The MemoryStore a command works on (--dir, --backend), its warnings
+    prefixed with the command's name."""
+    backend = args.backend or os.environ.get("MEMORY_BACKEND")
+    if backend and backend.lower() not in ("auto", "sqlite", "json", "postgres"):
+        raise UsageError("MEMORY_BACKEND=%r is not one of: auto, sqlite, json, postgres" % backend)
+    prog = args.get("prog", "memory")
+    return MemoryStore(args.dir, backend=backend, warn=lambda msg: sys.stderr.write("%s: %s\n" % (prog, msg)),
+                       sessions=args.get("sessions"), namespace=args.get("namespace"))
+
+
+def embedding_store(args):
+    """store_for with the embedding provider --embed or MEMORY_EMBED asks for
+    (a provider asked for by name that cannot run is said once on stderr)."""
+    store = store_for(args)
+    if (args.get("embed") or os.environ.get("MEMORY_EMBED") or "off").lower() == "off":
+        return store  # the default: the provider code is never loaded
+    try:
+        from ..search.embeddings import make_embedder
+        store.use_embedder(*make_embedder(args.get("embed")))
+    except BaseException:
+        store.close()
+        raise
+    report = store.embed_report
+    if store.embedder is None and report["requested"] != "off":  # auto too: say it fell back, and why
+        reasons = "; ".join("%s: %s" % kv for kv in report["skipped"].items())
+        store.warn("%s: embeddings off (%s); keyword search only"
+                   % ("note" if report["requested"] == "auto" else "warning", reasons))
+    return store

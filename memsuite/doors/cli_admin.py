@@ -2,8 +2,9 @@
 import sys
 import time
 
-from ..app.commands import add_result, status_result
-from .cli import cli_store, embedding_store, human_bytes, no_words, plural
+from ..app.commands import add_result, embedding_store, status_result, store_for
+from ..base.display import human_bytes, plural
+from ..base.options import no_words
 from ..base.jsonout import print_json
 from ..base.records import StoreError, UsageError
 from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder, resolve_memory_dir
@@ -17,7 +18,7 @@ def cmd_add(args):
     if is_suite_folder(resolve_memory_dir(args.dir)):  # say so before opening (and indexing) anything
         raise StoreError(NO_MEMORY_FOLDER)
     text = sys.stdin.read() if args.words == ["-"] else " ".join(args.words)
-    with cli_store(args) as store:
+    with store_for(args) as store:
         doc = add_result(store, text, args.heading, args.tags, args.file, args.request)
     if args.json:
         print_json(doc)
@@ -113,7 +114,7 @@ def cmd_sync(args):
 
 def cmd_reindex(args):
     no_words(args)
-    with cli_store(args) as store:
+    with store_for(args) as store:
         if args.check:
             changed, removed, _ = store.stale_files()
             if args.json:

@@ -2,13 +2,15 @@
 import sys
 from collections import Counter
 
-from .cli import Command, cli_store, no_words, pad, plural, run_cli, use_colour
+from ..app.commands import store_for
+from ..base.display import pad, plural
+from ..base.options import (COMMON_OPTS, Command, FORCE_OPT, Opt, no_words, run_cli, to_choice, to_folder,
+                            to_positive_int, use_colour)
 from ..links.entities import KINDS
 from ..links.graph import entity_json, entity_report, related_report, synced_graph
 from ..links.graph_export import graph_dot, graph_json, graph_mermaid
 from ..base.jsonout import print_json, to_json
 from ..base.output_file import write_output
-from ..base.options import COMMON_OPTS, FORCE_OPT, Opt, to_choice, to_folder, to_positive_int
 from ..base.records import UsageError
 
 
@@ -16,7 +18,7 @@ from ..base.records import UsageError
 
 def open_graph(args):
     """(store, graph), both synced; the caller closes the store."""
-    store = cli_store(args)
+    store = store_for(args)
     try:
         store.refresh()
         graph = synced_graph(store)

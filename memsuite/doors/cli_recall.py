@@ -1,12 +1,10 @@
 """search.sh get, timeline and context: reading what a search cited, and recall packs."""
 import sys
 
-from .cli import cli_store, embedding_store
+from ..app.commands import context_result, embedding_store, store_for, timeline_entries, timeline_result
 from ..base.jsonout import print_json
-from ..app.commands import context_result, timeline_entries, timeline_result
-from ..search.recall import gist
+from ..search.results import MAX_GET_LINES, gist, gist_text, read_cited
 from ..base.records import UsageError
-from ..search.results import MAX_GET_LINES, gist_text, read_cited
 from ..files.sources import is_session, resolve_memory_dir
 
 
@@ -14,7 +12,7 @@ def cmd_timeline(args):
     if len(args.words) != 1:
         raise UsageError("timeline takes one ID, citation or date (got %d): search.sh timeline "
                          "memory/2026-02-20.md:1-7" % len(args.words))
-    with cli_store(args) as store:
+    with store_for(args) as store:
         if args.json:
             print_json(timeline_result(store, args.words[0], args.before, args.after, args.full))
             return 0
@@ -47,7 +45,7 @@ def cmd_get(args):
         raise UsageError("get takes one PATH (got %d)" % len(args.words))
     root = resolve_memory_dir(args.dir)
     if "#" in args.words[0] or is_session(args.words[0].split(":")[0]):
-        with cli_store(args) as store:
+        with store_for(args) as store:
             got = read_cited(root, args.words[0], args.start, args.lines, store)
     else:
         got = read_cited(root, args.words[0], args.start, args.lines)

@@ -2,16 +2,15 @@
 loaded only when run), and the search command itself."""
 import sys
 
-from .cli import Command, embedding_store, run_cli, split_subcommand, use_colour
-from ..app.commands import empty_note, explain_hits, no_sessions_note, run_search, search_request, search_result, skipped_files
+from ..base.options import Command, run_cli, split_subcommand, use_colour
+from ..app.commands import embedding_store, empty_note, explain_hits, no_sessions_note, run_search, search_request, search_result, skipped_files
 from ..index.records import Filters, glob_matches
 from ..base.jsonout import print_json
 from ..base.options import (COMMON_OPTS, EMBED_CHOICES, EMBED_SHOWN, FORCE_OPT, Opt, to_choice, to_folder,
                             to_positive_int, to_seconds)
 from ..text.params import DEFAULT_HALF_LIFE
 from ..search.ranking import ANSWER_CUT
-from ..search.recall import gist
-from ..search.snippets import highlight
+from ..search.results import gist, highlight
 from ..text.tokenizer import tokenize
 
 

@@ -28,7 +28,8 @@ import time
 from ..app.commands import run_search, search_request
 from ..base.fileio import FileLock, write_json_atomic
 from ..files.notes import append_memory
-from ..search.recall import RECALL_CUT, RECALL_FLOOR, choose, estimate_tokens, pack_lines, unheld
+from ..search.recall import RECALL_CUT, RECALL_FLOOR, choose, pack_lines, unheld
+from ..search.results import estimate_tokens
 from ..files.sources import locate_index_dir, resolve_memory_dir, safe_join, user_cache_dir
 from ..store.memory_store import MemoryStore
 from ..text.redact import redact

@@ -5,8 +5,8 @@ structuredContent is what `--json` prints.  No message a client sends stops
 the server: a bad one gets a JSON-RPC error or an isError result."""
 import sys
 
-from .cli import embedding_store, no_words
-from ..app.commands import (RULES, add_result, checked, context_result, empty_note, search_request, search_result,
+from ..base.options import no_words
+from ..app.commands import (RULES, add_result, embedding_store, checked, context_result, empty_note, search_request, search_result,
                              status_result, timeline_result)
 from ..base.jsonout import to_json
 from ..search.ranking import ANSWER_CUT, MODES

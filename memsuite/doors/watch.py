@@ -2,7 +2,9 @@
 import sys
 import time
 
-from .cli import embedding_store, no_words, plural
+from ..app.commands import embedding_store
+from ..base.display import plural
+from ..base.options import no_words
 from ..base.records import StoreError
 from ..store.watched import folders_changed, remove_watched, save_watched, stats_of
 

@@ -5,8 +5,7 @@ weaker hits were cut.  Computed beside a search, from its answer: the ranking
 itself is not changed by asking."""
 import sys
 
-from .query import analyse_query
-from .ranking import search, semantic_share
+from .ranking import analyse_query, search, semantic_share
 from ..text.tokenizer import tokenize
 
 # How many more hits than asked for are looked at to say why they were cut.

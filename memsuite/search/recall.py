@@ -1,11 +1,11 @@
-"""Recall with few tokens: token estimates, gists, timelines, context packs,
+"""Recall with few tokens: timelines, context packs,
 and the prompt hook's choice of what to send."""
 import re
 
 from ..text.chinese import is_cjk
 from ..text.citations import cite, parse_reference, ranges_overlap
 from ..base.options import to_date
-from .passages import TAIL_LINES
+from .results import GIST_TOKENS, TAIL_LINES, estimate_tokens, gist
 from .ranking import ANSWER_CUT, search
 from ..text.markdown import is_heading
 from ..text.tokenizer import tokenize
@@ -15,17 +15,9 @@ from ..files.sources import safe_join
 
 DEFAULT_BUDGET = 1500  # tokens of a context pack
 PACK_HITS = 50         # hits a context pack chooses from
-GIST_TOKENS = 20  # a compact hit's gist: about 80 characters of English, 20 of Chinese
 
 
-# Recall that fits a budget: gists, timelines, context packs
-
-def estimate_tokens(text):
-    """Tokens a model reads for text, roughly: one per CJK character, one per
-    four other characters (English words run three to five)."""
-    cjk = sum(1 for c in text if is_cjk(c)) if not text.isascii() else 0
-    return cjk + (len(text) - cjk + 3) // 4
-
+# Recall that fits a budget: timelines, context packs
 
 def line_key(line):
     """A short fingerprint of a line's text, whitespace collapsed: what a
@@ -33,24 +25,6 @@ def line_key(line):
     move when a file is edited; its text says whether it changed)."""
     import hashlib
     return hashlib.sha1(" ".join(line.split()).encode("utf-8", "replace")).hexdigest()[:12]
-
-
-def gist(text, tokens=GIST_TOKENS):
-    """The start of text (one line, whitespace collapsed) within about
-    `tokens` tokens, cut at a word where it can be."""
-    flat = " ".join(text.split())
-    if estimate_tokens(flat) <= tokens:
-        return flat
-    used, cut = 0, 0
-    for i, c in enumerate(flat):
-        used += 4 if is_cjk(c) else 1  # in quarter tokens
-        if used > 4 * tokens:
-            break
-        cut = i + 1
-    piece = flat[:cut]
-    if " " in piece[len(piece) // 2:] and not is_cjk(flat[cut:cut + 1] or "a"):
-        piece = piece[:piece.rindex(" ")]
-    return piece.rstrip(" ,.;:，。；：、") + "…"
 
 
 def sort_newest_first(hits):
