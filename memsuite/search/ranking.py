@@ -602,6 +602,11 @@ def _search(store, query, limit, mode, min_score, filters, params):
     if mode == "hybrid":
         order = _rerank(order, candidates, merged, q, asked, params, fold(query),
                         params.when_weight > 0 and asks_when(query))
+    # a chat turn, by all its words, those no note holds too (measured: short questions lose by it)
+    long_prompt = is_long_prompt(set(q.base) | set(q.missing) | set(q.unknown), params)
+    if params.file_weight > 0 and long_prompt:
+        merged.update(file_evidence(rows, merged, params))
+        order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if asked.spans or asked.only:
         order = by_asked_days(order, rows, merged, asked, params)
     if q.topic and not asked.only:  # a question that is only a date: its words name the day, not a topic
@@ -620,10 +625,50 @@ def _search(store, query, limit, mode, min_score, filters, params):
     if min_score is None and hits:
         floor = max(params.score_floor, params.relative_floor * hits[0].score)
         hits = [h for h in hits if h.score >= floor]
+    if params.spread_share < 1.0 and long_prompt:
+        hits = spread_files(hits, params.spread_share)
     qterms = set(q.weights)
     hits = [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
     return Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
                 _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
+
+
+def file_evidence(rows, merged, params=DEFAULT_PARAMS):
+    """A long prompt's chunks ordered by their own score blended with their
+    file's (file_weight of it): a chat turn refers back to a whole earlier
+    conversation, whose several chunks each hold part of it (passage-to-
+    document evidence).  A file's evidence is the chance one of its best
+    chunks answers, the k-th counting file_decay^k of its score (noisy-or:
+    a file of one chunk is that chunk).  The blend is scaled so the best
+    keeps the best chunk's own score: the top hit's scale, which the cut
+    (ANSWER_CUT) reads, stays what it was."""
+    by_file = {}
+    for key, score in merged.items():
+        by_file.setdefault(rows[key].path, []).append(score)
+    evidence = {}
+    for path, scores in by_file.items():
+        missed = 1.0
+        for i, score in enumerate(sorted(scores, reverse=True)[:8]):
+            missed *= 1.0 - score * params.file_decay ** i
+        evidence[path] = 1.0 - missed
+    w = params.file_weight
+    blended = {k: (1 - w) * s + w * evidence[rows[k].path] for k, s in merged.items()}
+    top = max(blended.values(), default=0.0)
+    scale = max(merged.values(), default=0.0) / top if top else 0.0
+    return {k: s * scale for k, s in blended.items()}
+
+
+def spread_files(hits, share):
+    """A long prompt's hits with each file's k-th hit ordered as if it scored
+    share^k of its score, so a page of results reaches more conversations
+    (the i-th hit keeps the i-th best score)."""
+    seen, spread = Counter(), []
+    for h in hits:
+        spread.append((h.score * share ** seen[h.path], len(spread), h))
+        seen[h.path] += 1
+    order = [h for _, _, h in sorted(spread, key=lambda x: (-x[0], x[1]))]
+    scores = sorted((h.score for h in hits), reverse=True)
+    return [h._replace(score=s) for h, s in zip(order, scores)]
 
 
 def _hit_ids(hits, pairs):

@@ -59,6 +59,10 @@ _PARAM_DEFAULTS = [
     ("merge_min_share", 0.8),    # ...when the later hit scores this share of the first
     ("long_prompt_terms", 10),   # a query of this many distinct words is a chat turn: its chat words...
     ("filler_weight", 0.3),      # ...(greetings, thanks, "ready", "next step"; text/filler.py) count this much
+    ("file_weight", 0.7),        # a long prompt orders a chunk by this share of its file's evidence...
+    ("file_decay", 0.7),         # ...(its best chunks, each next one counting this much of the one before)...
+    ("spread_share", 0.8),       # ...and its hits by their score times this for each better hit of their file
+                                 # (file_weight 0 and spread_share 1.0: off; ranking.file_evidence, spread_files)
     ("max_query_terms", 64),     # the rarest terms of a very long query
     ("probe_postings", 5000),    # FTS5 is asked for the rarest terms, up to this many postings
     ("fuzzy_prefix", 4),         # an unknown word also asks for words starting with 4 letters
