@@ -9,7 +9,7 @@ import unittest
 
 from helpers import ROOT
 import memory_store as ms
-from memsuite.search.ranking import search
+from memsuite.search.ranking import is_chat_turn, search
 from test_quality_rules import FolderCase
 
 FOLDER = os.path.join(ROOT, "tests", "folders", "sessions")
@@ -65,3 +65,25 @@ class SpreadFilesTest(SessionsFolder):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ChatTurnTest(unittest.TestCase):
+
+    def test_a_chat_turn_is_counted_in_words(self):
+        self.assertTrue(is_chat_turn(PROMPT))
+        self.assertFalse(is_chat_turn("what did Caroline bake for the party last weekend at the beach"))
+        # a Chinese question of 24 characters holds 23 character pairs but fewer than ten words
+        self.assertFalse(is_chat_turn("张伟上个月在杭州参加的那个会议是关于什么主题的"))
+        self.assertTrue(is_chat_turn("你好！我按你推荐的方法开始听葡萄酒播客了，通勤的时候听，挺有帮助的。学习计划的下一步是什么？"))
+
+
+class TurnPoolTest(FolderCase):
+    files = {"memory/2026-02-%02d-%03d.md" % (1 + i % 28, i): "# Day %d\n- Baked sourdough with recipe %d.\n" % (i, i)
+             for i in range(120)}
+
+    def test_a_chat_turn_scores_more_candidates(self):
+        question = self.hits("sourdough", limit=200, min_score=0.0)
+        turn = self.hits("Hello! The sourdough you suggested came out well; which recipe should I bake "
+                         "next weekend for my sister's birthday party?", limit=200, min_score=0.0)
+        self.assertLessEqual(len(question), ms.DEFAULT_PARAMS.candidate_pool)
+        self.assertGreater(len(turn), ms.DEFAULT_PARAMS.candidate_pool)

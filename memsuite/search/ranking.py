@@ -191,6 +191,28 @@ def is_long_prompt(terms, params=DEFAULT_PARAMS):
     return len({t for t in terms if not _is_unigram(t)}) >= params.long_prompt_terms
 
 
+def is_chat_turn(query, params=DEFAULT_PARAMS):
+    """Whether a query is a whole chat turn: long_prompt_terms distinct
+    words or more, those no note holds included, a Chinese run counted by
+    its words (chinese.word_breaks) rather than its character pairs (a
+    question of twenty characters is still a question)."""
+    units = text_units(query)
+    if not is_long_prompt(expand(units), params):
+        return False  # words are never more than pairs: no need for the word table
+    words = set()
+    for unit in units.split():
+        if not is_cjk(unit[0]):
+            words.add(unit)
+            continue
+        start = 0
+        for i, cut in enumerate(word_breaks(unit) + [True]):
+            if cut:
+                words.add(unit[start:i + 1] if i > start else None)
+                start = i + 1
+    words.discard(None)
+    return len(words) >= params.long_prompt_terms
+
+
 def filler_weights(terms, params=DEFAULT_PARAMS):
     """{term: filler_weight} for the chat words of a long prompt (text/filler.py):
     its topic is in its other words."""
@@ -579,7 +601,9 @@ def _search(store, query, limit, mode, min_score, filters, params):
     lexical = q.probe or q.unknown or q.prefixes
     if not lexical and not share and not asked.only:  # no known word, and no meaning to compare
         return Hits([], channels)
-    rows = find_candidates(store, q, filters, params) if lexical else {}
+    long_prompt = is_chat_turn(query, params)  # (measured: short questions lose by what follows)
+    pool = params._replace(candidate_pool=params.turn_pool) if long_prompt else params
+    rows = find_candidates(store, q, filters, pool) if lexical else {}
     if asked.only:  # a question that is only a date asks for that day's notes
         rows.update(day_notes(store, asked, filters))
     semantic = {}
@@ -602,8 +626,6 @@ def _search(store, query, limit, mode, min_score, filters, params):
     if mode == "hybrid":
         order = _rerank(order, candidates, merged, q, asked, params, fold(query),
                         params.when_weight > 0 and asks_when(query))
-    # a chat turn, by all its words, those no note holds too (measured: short questions lose by it)
-    long_prompt = is_long_prompt(set(q.base) | set(q.missing) | set(q.unknown), params)
     if params.file_weight > 0 and long_prompt:
         merged.update(file_evidence(rows, merged, params))
         order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
