@@ -3,7 +3,8 @@ rarity in a folder of two notes, a line holding one word of four, a
 translation standing in for its word rather than adding to it."""
 import unittest
 
-from helpers import SyncedMemory
+from helpers import ExamplesStore, SyncedMemory
+from memsuite.index.records import Filters
 from memsuite.search.ranking import ANSWER_CUT, Candidate, proximity
 from memsuite.text.params import DEFAULT_PARAMS
 
@@ -57,6 +58,43 @@ class OneWordOfManyTest(SyncedMemory):
         self.assertEqual(proximity(candidate, {"车": 1.0}, stand_ins), 1.0)
         self.assertEqual(proximity(candidate, {"车": 1.0, "单车": 1.0}, stand_ins), 0.75)
         self.assertEqual(proximity(candidate, {"车": 1.0, "押金": 3.0}), 0.25)  # 押金: no note holds it
+
+
+class MeasuredAgainstWhatIsAskedTest(SyncedMemory):
+    """A hit is measured against the words a question asks (模型艺术盛宴,
+    主要内容), not against its function words or the pairs across their
+    edges (宴的, 容是, 是什), which no note writes."""
+    files = dict(("memory/2026-04-%02d.md" % day, "# 2026-04-%02d\n\n- %s\n" % (day, text)) for day, text in enumerate((
+        "模型艺术盛宴的主要内容是展示精选模型作品，交流制作技巧。",
+        "模型艺术盛宴的地点是北京。",
+        "银行柜员招聘会的主要内容是分享职业经验。",
+        "户外徒步活动的规模是三百人。",
+        "我同事的老家是重庆的。",
+    ), 1))
+
+    def test_a_whole_answer_scores_above_the_cut(self):
+        for query in ("模型艺术盛宴的主要内容是什么？", "模型艺术盛宴的主要内容是啥呀"):
+            path, score = self.top(query)
+            self.assertEqual(path, "memory/2026-04-01.md", query)
+            self.assertGreaterEqual(score, 0.6, query)
+
+    def test_function_words_and_their_edges_do_not_count_against(self):
+        from memsuite.search.ranking import Query, topic_weights
+        q = Query([], {"模型": 1.0, "宴的": 0.3, "的": 0.1}, {"模型", "宴的", "的"}, [], [], [], {}, 5, [],
+                  {"是什": 0.3, "盛宴": 1.0})
+        self.assertEqual(topic_weights(q), {"模型": 1.0, "盛宴": 1.0})
+        q = q._replace(weights={"的": 0.1}, base={"的"}, missing={})
+        self.assertEqual(topic_weights(q), {"的": 0.1})  # nothing else: all of it
+
+
+class YesterdaysLunchTest(ExamplesStore):
+    def test_yesterdays_lunch_answers(self):
+        """昨天的午饭 in the examples: the day asked and 'Lunch' (午饭's
+        translation) hold all it asks; 的午, which no note writes, held it
+        under the cut."""
+        hits = self.search("昨天的午饭", filters=Filters(today="2026-03-16"))
+        self.assertEqual(hits[0].path, "memory/2026-03-15.md")
+        self.assertGreaterEqual(hits[0].score, ANSWER_CUT)
 
 
 class TranslationStandsInTest(SyncedMemory):

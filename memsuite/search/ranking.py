@@ -449,7 +449,8 @@ def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
     not know counts where a term of the chunk starts with it."""
     n_docs = max(query.n_docs, params.rarity_docs)
     idf = {t: bm25_idf(n_docs, query.dfs[t]) for t in query.weights}
-    scale = sum(query.weights[t] * idf[t] for t in query.base)
+    whole = topic_weights(query)
+    scale = sum(w * idf[t] for t, w in whole.items() if t in query.base)
     prefix_counts = {}
     for p in query.prefixes:
         prefix_counts[p] = {key: sum(n for t, n in c.body.items() if t.startswith(p))
@@ -460,7 +461,7 @@ def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
     # words no note holds count too: a hit holding one of a query's three
     # words answers a third of it, though the other two are nowhere
     missing_idf = bm25_idf(n_docs, 0)
-    scale += sum(w * missing_idf for w in query.missing.values())
+    scale += sum(w * missing_idf for t, w in whole.items() if t in query.missing)
     scale = scale or 1.0
     scores = {}
     for key, c in candidates.items():
@@ -470,11 +471,13 @@ def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
             if tf:
                 part = w * bm25_weight(tf, idf[t], c.length, avg_length)
                 if t in query.stands:
-                    standing[query.stands[t]] = standing.get(query.stands[t], 0.0) + part
+                    held = standing.setdefault(query.stands[t], [0.0, ""])
+                    held[0] += part
+                    held[1] += t
                 else:
                     bm25 += part
-        for source, part in standing.items():  # a synonym or translation stands in for its word, never adds to it
-            bm25 += part * _lacking(source, c, query, idf, missing_idf)
+        for source, (part, alts) in standing.items():  # a synonym or translation stands in for its word
+            bm25 += part * _lacking(source, c, query, idf, missing_idf, alts)
         for p, counts in prefix_counts.items():
             if counts[key]:
                 bm25 += bm25_weight(counts[key], idf[p], c.length, avg_length)
@@ -486,13 +489,17 @@ def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
     return scores
 
 
-def _lacking(source, c, query, idf, missing_idf):
+def _lacking(source, c, query, idf, missing_idf, alts=""):
     """The share of a query word's terms (by weight and idf) a chunk lacks.
-    The word's synonyms and translations count for that share of what they
-    hold: 计算神经科学 holds 计算 of 计算机, so its 'Computational' counts for
-    算机 and 机 alone; a chunk without the word gets all of it (东京 for Tokyo)."""
+    The word's synonyms and translations (alts, their terms the chunk holds)
+    count for that share of what they hold, never adding to the word:
+    计算神经科学 holds 计算 of 计算机, so its 'Computational' counts for 算机
+    and 机 alone; a chunk without the word gets all of it (东京 for Tokyo).
+    A character the stand-in shares (库 of 数据库 and 资料库) is not the word's."""
     lacking = whole = 0.0
     for s in source:
+        if _is_unigram(s) and s in alts:
+            continue
         if s in query.missing:
             mass = query.missing[s] * missing_idf
         elif s in query.weights and s not in query.stands:
@@ -574,12 +581,24 @@ def proximity(candidate, mass, stand_ins=None):
     return best / total
 
 
+def topic_weights(q):
+    """{term: weight} of the query's own terms a hit is measured against (the
+    words no note holds included): those weighing fully.  Its function
+    words, pairs across word edges (的午 in 昨天的午饭) and a long prompt's
+    chat words count when a hit holds them, never against it: a score says
+    how much of what the query asks a hit holds, the same for a question and
+    a whole chat turn.  All of them when none weighs fully."""
+    own = {t: q.weights[t] for t in q.base}
+    own.update(q.missing)
+    asked = {t: w for t, w in own.items() if w >= 1.0}
+    return asked or own
+
+
 def own_mass(q):
-    """({own term: weight x idf}, the words no note holds included, {own term:
-    [(synonym or translation standing in for it, weight)]}) for proximity."""
-    mass = {t: q.weights[t] * math.log(1 + q.n_docs / q.dfs[t]) for t in q.base}
-    for t, w in q.missing.items():
-        mass[t] = mass.get(t, 0.0) + w * math.log(1 + q.n_docs)
+    """({topic term: weight x idf} (topic_weights), {own term: [(synonym or
+    translation standing in for it, weight)]}) for proximity."""
+    mass = {t: w * math.log(1 + q.n_docs / q.dfs[t]) if t in q.base else w * math.log(1 + q.n_docs)
+            for t, w in topic_weights(q).items()}
     stand_ins = {}
     for alt, source in q.stands.items():
         for t in source:
@@ -728,10 +747,11 @@ def frame_only(order, candidates, merged, query, params=DEFAULT_PARAMS, bound=()
     """A hit holding the query's frame (电话, 名字叫, phone number) but none
     of its topic answers another question (someone else's phone): it keeps
     frame_only_share of its score, never more than that share of the cut of
-    an answer (ANSWER_CUT), and ranks below every hit holding the topic."""
+    an answer (ANSWER_CUT) or of the weakest hit holding the topic, below
+    which it ranks."""
     holders = [k for k in order if holds_topic(candidates[k], query, k, bound)]
     others = [k for k in order if k not in set(holders)]
-    ceiling = min([params.frame_only_share * ANSWER_CUT] + [merged[k] for k in holders])
+    ceiling = params.frame_only_share * min([ANSWER_CUT] + [merged[k] for k in holders])
     for key in others:
         merged[key] = min(merged[key] * params.frame_only_share, ceiling)
     rows = {k: c.row for k, c in candidates.items()}
