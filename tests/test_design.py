@@ -184,7 +184,7 @@ class QueryPathTest(TempMemory):
         "memsuite.text.citations", "memsuite.files.sources", "memsuite.index.records", "memsuite.index.backend", "memsuite.index.blocks",
         "memsuite.index.sqlite.index", "memsuite.index.sqlite.schema",
         "memsuite.store.memory_store", "memsuite.store.freshness", "memsuite.search.synonyms", "memsuite.search.dates", "memsuite.search.ranking",
-        "memsuite.search.recall", "memsuite.search.results", "memsuite.doors.cli_search", "memsuite.app.commands",
+        "memsuite.search.results", "memsuite.doors.cli_search", "memsuite.app.commands",
         "memsuite.search.answers", "memsuite.search.supersede",  # when-questions, the newest fact first (issue 27)
         "memsuite.text.filler",  # a long prompt's chat words (issue 27)
         "memsuite.search.lexicon",  # English <-> Chinese at query time (a memory-mapped table)
@@ -194,7 +194,7 @@ class QueryPathTest(TempMemory):
              "memsuite.links.graph", "memsuite.doors.mcp", "memsuite.search.embeddings", "memsuite.index.embedding_tables",
              "memsuite.doors.watch", "memsuite.files.notes", "memsuite.store.backups", "memsuite.store.embedding_fill", "memsuite.files.transcripts", "memsuite.app.page", "memsuite.links.layout", "memsuite.doors.hooks",
              "memsuite.search.recency",  # only for --recent
-             "memsuite.base.display", "memsuite.doors.cli_admin", "memsuite.doors.cli_link", "memsuite.doors.cli_recall",
+             "memsuite.search.recall", "memsuite.base.display", "memsuite.doors.cli_admin", "memsuite.doors.cli_link", "memsuite.doors.cli_recall",
              "memory_store", "memory_linker"}
 
     def imported_by(self, argv):

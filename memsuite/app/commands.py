@@ -13,8 +13,7 @@ from ..text.markdown import is_heading
 from ..text.params import DEFAULT_HALF_LIFE
 from ..index.records import Filters
 from ..search.ranking import DEFAULT_LIMIT, MODES, search
-from ..search.recall import DEFAULT_BUDGET, context_pack, sort_newest_first, timeline
-from ..search.results import Hits, compact_json, entry_json, estimate_tokens, hit_json
+from ..search.results import Hits, compact_json, entry_json, estimate_tokens, hit_json, sort_newest_first
 from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder
 
 
@@ -162,6 +161,7 @@ def add_result(store, text, heading=None, tags=(), path=None, request=None):
 
 def timeline_entries(store, anchor, before=None, after=None):
     """search.sh timeline / memory_timeline: the entries around anchor (3 each side by default)."""
+    from ..search.recall import timeline  # loaded only by the commands that recall: a search never needs it
     before, after = checked("before", before), checked("after", after)
     store.refresh()
     return timeline(store, anchor, 3 if before is None else before, 3 if after is None else after)
@@ -175,6 +175,7 @@ def timeline_result(store, anchor, before=None, after=None, full=False):
 def context_result(store, query, budget=None, since=None, until=None, path=None, dated_only=False, today=None):
     """(the Markdown pack, its JSON) of search.sh context / memory_context."""
     filters = search_request(query, since=since, until=until, path=path, dated_only=dated_only, today=today).filters
+    from ..search.recall import DEFAULT_BUDGET, context_pack
     budget = checked("budget", budget) or DEFAULT_BUDGET
     store.refresh()
     text, entries = context_pack(store, query, budget, filters)
