@@ -179,13 +179,13 @@ class QueryPathTest(TempMemory):
     search.sh does, and pin the set of the suite's modules it imported."""
     QUERY_MODULES = {
         "memory_search", "memsuite", "memsuite.base.records", "memsuite.base.patterns", "memsuite.base.jsonout",
-        "memsuite.base.options", "memsuite.base.sorted_lines", "memsuite.base.compiled", "memsuite.text.chinese",
+        "memsuite.base.options", "memsuite.base.compiled", "memsuite.text.chinese",
         "memsuite.text.stemmer", "memsuite.text.tokenizer", "memsuite.text.bm25", "memsuite.text.params", "memsuite.text.markdown",
         "memsuite.text.citations", "memsuite.files.sources", "memsuite.index.records", "memsuite.index.backend", "memsuite.index.blocks",
         "memsuite.index.sqlite.index", "memsuite.index.sqlite.schema",
         "memsuite.store.memory_store", "memsuite.store.freshness", "memsuite.search.synonyms", "memsuite.search.dates", "memsuite.search.ranking",
         "memsuite.search.results", "memsuite.doors.cli_search", "memsuite.app.commands",
-        "memsuite.search.answers", "memsuite.search.supersede",  # when-questions, the newest fact first (issue 27)
+        "memsuite.search.supersede",  # the newest fact first (issue 27)
         "memsuite.text.filler",  # a long prompt's chat words (issue 27)
         "memsuite.search.lexicon",  # English <-> Chinese at query time (a memory-mapped table)
     }

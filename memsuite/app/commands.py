@@ -3,11 +3,10 @@ and the hooks read, so the doors cannot drift apart.  Each takes a store (or a
 folder) and the arguments as a door received them (a search: one SearchRequest),
 checks them, and returns JSON-ready data."""
 import os
-import sys
 
 from ..base.options import to_budget, to_choice, to_count, to_date, to_days, to_positive_int, to_unit_score
 from ..base.records import StoreError, UsageError, record
-from ..store.memory_store import MemoryStore
+from ..store.memory_store import store_for
 from ..text.citations import cite
 from ..text.markdown import is_heading
 from ..text.params import DEFAULT_HALF_LIFE
@@ -211,18 +210,7 @@ def status_result(store):
     return info
 
 
-# The store a door works on
-
-def store_for(args):
-    """The MemoryStore a command works on (--dir, --backend), its warnings
-    prefixed with the command's name."""
-    backend = args.backend or os.environ.get("MEMORY_BACKEND")
-    if backend and backend.lower() not in ("auto", "sqlite", "json", "postgres"):
-        raise UsageError("MEMORY_BACKEND=%r is not one of: auto, sqlite, json, postgres" % backend)
-    prog = args.get("prog", "memory")
-    return MemoryStore(args.dir, backend=backend, warn=lambda msg: sys.stderr.write("%s: %s\n" % (prog, msg)),
-                       sessions=args.get("sessions"), namespace=args.get("namespace"))
-
+# The store a door works on, with an embedding provider
 
 def embedding_store(args):
     """store_for with the embedding provider --embed or MEMORY_EMBED asks for

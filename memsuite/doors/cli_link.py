@@ -2,7 +2,7 @@
 import sys
 from collections import Counter
 
-from ..app.commands import store_for
+from ..store.memory_store import store_for
 from ..base.display import pad, plural
 from ..base.options import (COMMON_OPTS, Command, FORCE_OPT, Opt, no_words, run_cli, to_choice, to_folder,
                             to_positive_int, use_colour)

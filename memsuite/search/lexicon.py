@@ -11,8 +11,7 @@ query's own words (a translation's single Chinese characters left out: éƒ½ of äº
 """
 import os
 
-from ..base.compiled import compiled_mapped
-from ..base.sorted_lines import SortedLines
+from ..base.compiled import SortedLines, compiled_mapped
 from ..files.sources import SUITE_DIR
 from ..text.chinese import function_spans, is_cjk
 from ..text.params import DEFAULT_PARAMS
