@@ -218,6 +218,28 @@ class QueryPathTest(TempMemory):
         self.assertEqual(ours, self.QUERY_MODULES)
         self.assertEqual(modules & self.NEVER, set())
 
+    def test_the_documented_path_is_the_one_a_query_runs(self):
+        """docs/architecture.md names the modules a query passes through, in
+        order, at most eight; each must run code during a real query."""
+        with open(os.path.join(ROOT, "docs", "architecture.md"), encoding="utf-8") as f:
+            section = f.read().split("## The path a query takes", 1)[1].split("\n## ", 1)[0]
+        steps = re.findall(r"^\d+\. `([\w/.]+\.py)`", section, re.M)  # each step's first module
+        self.assertLessEqual(len(steps), 8)
+        self.assertEqual(len(steps), len(set(steps)), steps)
+        self.write("MEMORY.md", "# Notes\n\n- 博客 RSS 配置: rssLimit 20\n")
+        code = ("import sys, io, contextlib; sys.path[0] = %r; ran = set()\n"
+                "sys.setprofile(lambda frame, event, arg: ran.add(frame.f_code.co_filename) if event == 'call' else None)\n"
+                "from memory_search import main\n"
+                "with contextlib.redirect_stdout(io.StringIO()): main(['--dir', %r, 'RSS feed', '--json'])\n"
+                "sys.setprofile(None); print('\\n'.join(ran))" % (ROOT, self.dir))
+        env = clean_env(XDG_CACHE_HOME=os.path.join(self.dir, ".cache"))
+        ran = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env,
+                             check=True).stdout.split("\n")
+        ran = {os.path.relpath(p, ROOT).replace(os.sep, "/") for p in ran if p.startswith(ROOT)}
+        for step in steps:
+            path = step if "/" not in step or step.startswith("memory_") else "memsuite/" + step
+            self.assertIn(path, ran, "the documented path names %s, which a query does not run" % step)
+
 
 class BackendContractTest(unittest.TestCase):
     """Every backend implements the whole contract (index/backend.py): a method
