@@ -3,18 +3,16 @@ and the hooks read, so the doors cannot drift apart.  Each takes a store (or a
 folder) and the arguments as a door received them (a search: one SearchRequest),
 checks them, and returns JSON-ready data."""
 import os
-import sys
 
 from ..base.options import to_budget, to_choice, to_count, to_date, to_days, to_positive_int, to_unit_score
 from ..base.records import StoreError, UsageError, record
-from ..store.memory_store import MemoryStore
+from ..store.memory_store import store_for
 from ..text.citations import cite
 from ..text.markdown import is_heading
 from ..text.params import DEFAULT_HALF_LIFE
 from ..index.records import Filters
 from ..search.ranking import DEFAULT_LIMIT, MODES, search
-from ..search.recall import DEFAULT_BUDGET, context_pack, sort_newest_first, timeline
-from ..search.results import Hits, compact_json, entry_json, estimate_tokens, hit_json
+from ..search.results import Hits, compact_json, entry_json, estimate_tokens, hit_json, sort_newest_first
 from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder
 
 
@@ -162,6 +160,7 @@ def add_result(store, text, heading=None, tags=(), path=None, request=None):
 
 def timeline_entries(store, anchor, before=None, after=None):
     """search.sh timeline / memory_timeline: the entries around anchor (3 each side by default)."""
+    from ..search.recall import timeline  # loaded only by the commands that recall: a search never needs it
     before, after = checked("before", before), checked("after", after)
     store.refresh()
     return timeline(store, anchor, 3 if before is None else before, 3 if after is None else after)
@@ -175,6 +174,7 @@ def timeline_result(store, anchor, before=None, after=None, full=False):
 def context_result(store, query, budget=None, since=None, until=None, path=None, dated_only=False, today=None):
     """(the Markdown pack, its JSON) of search.sh context / memory_context."""
     filters = search_request(query, since=since, until=until, path=path, dated_only=dated_only, today=today).filters
+    from ..search.recall import DEFAULT_BUDGET, context_pack
     budget = checked("budget", budget) or DEFAULT_BUDGET
     store.refresh()
     text, entries = context_pack(store, query, budget, filters)
@@ -210,18 +210,7 @@ def status_result(store):
     return info
 
 
-# The store a door works on
-
-def store_for(args):
-    """The MemoryStore a command works on (--dir, --backend), its warnings
-    prefixed with the command's name."""
-    backend = args.backend or os.environ.get("MEMORY_BACKEND")
-    if backend and backend.lower() not in ("auto", "sqlite", "json", "postgres"):
-        raise UsageError("MEMORY_BACKEND=%r is not one of: auto, sqlite, json, postgres" % backend)
-    prog = args.get("prog", "memory")
-    return MemoryStore(args.dir, backend=backend, warn=lambda msg: sys.stderr.write("%s: %s\n" % (prog, msg)),
-                       sessions=args.get("sessions"), namespace=args.get("namespace"))
-
+# The store a door works on, with an embedding provider
 
 def embedding_store(args):
     """store_for with the embedding provider --embed or MEMORY_EMBED asks for

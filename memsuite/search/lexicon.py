@@ -5,14 +5,13 @@ data/make-en-zh-lexicon.py) lists everyday Chinese words with a few short
 English senses, the commonest words first.  It is compiled once (compiled.py)
 into a sorted table (memory-mapped) read both ways: an English word (its first term, then its
 whole phrase) to the first ZH_PER_SENSE Chinese words that have it as a
-sense, earlier senses first; a Chinese word to its senses.  query.py adds
+sense, earlier senses first; a Chinese word to its senses.  ranking.py adds
 what it finds to a query beside synonyms.py's words, at lexicon_weight, below the
 query's own words (a translation's single Chinese characters left out: 都 of 京都).
 """
 import os
 
-from ..base.compiled import compiled_mapped
-from ..base.sorted_lines import SortedLines
+from ..base.compiled import SortedLines, compiled_mapped
 from ..files.sources import SUITE_DIR
 from ..text.chinese import function_spans, is_cjk
 from ..text.params import DEFAULT_PARAMS

@@ -12,8 +12,7 @@ from ..text.params import DEFAULT_PARAMS
 from ..text.stemmer import stem
 from ..text.tokenizer import (MAX_SPLIT_WORD, MAX_UNKNOWN_WORDS, text_units, cached_grams, check_query_length, expand,
                               index_terms, tokenize)
-from .answers import asks_when, holds_time
-from .dates import asked_dates, by_asked_days, day_notes, names_dates, on_asked_day, today_of
+from .dates import asked_dates, asks_when, by_asked_days, day_notes, holds_time, names_dates, on_asked_day, today_of
 from .lexicon import translations
 from .results import Hits, build_passages as _passages, demote_duplicates, make_snippet
 from .supersede import newest_first

@@ -33,6 +33,13 @@ class Hits(list):
         self.earlier = dict(earlier or {})  # {hit id: id of a newer hit saying otherwise} (supersede.py)
 
 
+def sort_newest_first(hits):
+    """Hits ordered by date, newest first (undated last), best first on a tie."""
+    hits = sorted(hits, key=lambda h: -h.score)
+    hits.sort(key=lambda h: h.date or "", reverse=True)  # stable: the score order stays within a day
+    return hits
+
+
 # Passages: touching hits in one file become one
 
 def build_passages(order, rows, merged, keyword, vector, params, min_score, semantic=None):

@@ -8,9 +8,8 @@ word tables (compiled.py), so a query looks up only its own words.
 import os
 
 from ..text.chinese import ZH_TABLE, fold, is_cjk, regional_words
-from ..base.compiled import compiled
+from ..base.compiled import SortedLines, compiled
 from ..text.params import DEFAULT_PARAMS
-from ..base.sorted_lines import SortedLines
 from ..files.sources import SUITE_DIR
 from ..text.tokenizer import tokenize
 

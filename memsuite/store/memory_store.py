@@ -395,3 +395,14 @@ class MemoryStore:
 
     def close(self):
         self.backend.close()
+
+
+def store_for(args):
+    """The MemoryStore a command works on (--dir, --backend), its warnings
+    prefixed with the command's name."""
+    backend = args.backend or os.environ.get("MEMORY_BACKEND")
+    if backend and backend.lower() not in ("auto", "sqlite", "json", "postgres"):
+        raise UsageError("MEMORY_BACKEND=%r is not one of: auto, sqlite, json, postgres" % backend)
+    prog = args.get("prog", "memory")
+    return MemoryStore(args.dir, backend=backend, warn=lambda msg: sys.stderr.write("%s: %s\n" % (prog, msg)),
+                       sessions=args.get("sessions"), namespace=args.get("namespace"))
