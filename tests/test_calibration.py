@@ -1,9 +1,11 @@
 """The score means "this answers it" in every folder (issue 27, items 4 and 6):
 rarity in a folder of two notes, a line holding one word of four, a
 translation standing in for its word rather than adding to it."""
+import os
+import sys
 import unittest
 
-from helpers import ExamplesStore, SyncedMemory
+from helpers import ROOT, ExamplesStore, SyncedMemory
 from memsuite.index.records import Filters
 from memsuite.search.ranking import ANSWER_CUT, Candidate, proximity
 from memsuite.text.params import DEFAULT_PARAMS
@@ -119,6 +121,17 @@ class TranslationStandsInTest(SyncedMemory):
             self.assertEqual(path, "memory/2026-05-01.md", query)
             self.assertGreaterEqual(score, ANSWER_CUT, query)
             self.assertLessEqual(score, 1.0, query)
+
+
+class CalibrationTableTest(unittest.TestCase):
+    def test_right_answers_trusted_and_wrong_ones_over_the_cut(self):
+        sys.path.insert(0, os.path.join(ROOT, "bench"))
+        import calibration
+        answerable = [("tune", True, 0.5), ("tune", True, 0.3), ("tune", False, 0.6), ("tune", False, 0.1)]
+        row = [line for line in calibration.table("x", answerable, [("tune", "absent topic", 0.2)], cut=0.4).split("\n")
+               if line.startswith("| 0.40 (current) | tune")][0]
+        self.assertEqual([cell.strip() for cell in row.split("|")[3:7]],
+                         ["0.250 (4)", "0.500 (2)", "0.250 (4)", "1.000 (1)"])
 
 
 if __name__ == "__main__":
