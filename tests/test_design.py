@@ -241,6 +241,22 @@ class QueryPathTest(TempMemory):
             self.assertIn(path, ran, "the documented path names %s, which a query does not run" % step)
 
 
+class FreshnessWithTheAnswerTest(TempMemory):
+    """How fresh the index was comes back with the answer (Hits, Freshness),
+    not as an attribute of the store that the next call overwrites."""
+
+    def test_a_search_carries_its_freshness(self):
+        self.write("MEMORY.md", "# Notes\n\n- RSS feed: full text\n")
+        store = ms.MemoryStore(self.dir)
+        try:
+            hits = memory_search.search(store, "RSS feed", sync=True)
+            self.assertEqual((hits.stale, hits.checked), (False, None))
+            self.assertEqual(tuple(store.refresh()), (False, None))
+            self.assertFalse(hasattr(store, "stale") or hasattr(store, "checked_by"))
+        finally:
+            store.close()
+
+
 class BackendContractTest(unittest.TestCase):
     """Every backend implements the whole contract (index/backend.py): a method
     left to the base class would raise NotImplementedError mid-search."""

@@ -12,7 +12,7 @@ from ..text.markdown import is_heading
 from ..text.params import DEFAULT_HALF_LIFE
 from ..index.records import Filters
 from ..search.ranking import DEFAULT_LIMIT, MODES, search
-from ..search.results import Hits, compact_json, entry_json, estimate_tokens, hit_json, sort_newest_first
+from ..search.results import compact_json, entry_json, estimate_tokens, hit_json, sort_newest_first
 from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder
 
 
@@ -71,7 +71,9 @@ def run_search(store, request, sync=True):
     """The hits of a SearchRequest, on a fresh index (sync=False: as it is)."""
     hits = search(store, request.query, request.limit, request.mode, request.min_score, request.filters,
                   recent_params(store, request.recent), sync=sync)
-    return Hits(sort_newest_first(hits), hits.channels, hits.repeats, hits.earlier) if request.sort == "date" else hits
+    if request.sort == "date":
+        hits[:] = sort_newest_first(hits)  # in place: what the search said of its index stays with it
+    return hits
 
 
 def explain_hits(store, request, hits):
@@ -87,7 +89,7 @@ def search_result(store, request, hits=None):
     with explain, what each hit matched and scored, and why weaker ones were cut."""
     if hits is None:
         hits = run_search(store, request)
-    doc = {"query": request.query, "backend": store.backend_name, "stale": store.stale, "channels": hits.channels,
+    doc = {"query": request.query, "backend": store.backend_name, "stale": hits.stale, "channels": hits.channels,
            "results": [compact_json(h) if request.compact else hit_json(h) for h in hits]}
     for result in doc["results"]:  # an earlier statement of a fact a newer hit restates
         if result["id"] in hits.earlier:
@@ -100,8 +102,8 @@ def search_result(store, request, hits=None):
         details, doc["cut"] = explain_hits(store, request, hits)
         for result in doc["results"]:
             result["explain"] = details[result["id"]]
-    if store.checked_by:
-        doc["checked"] = store.checked_by
+    if hits.checked:
+        doc["checked"] = hits.checked
     skipped = skipped_files(store)
     if skipped:
         doc["skipped"] = skipped
@@ -176,9 +178,9 @@ def context_result(store, query, budget=None, since=None, until=None, path=None,
     filters = search_request(query, since=since, until=until, path=path, dated_only=dated_only, today=today).filters
     from ..search.recall import DEFAULT_BUDGET, context_pack
     budget = checked("budget", budget) or DEFAULT_BUDGET
-    store.refresh()
+    fresh = store.refresh()
     text, entries = context_pack(store, query, budget, filters)
-    doc = {"query": query, "budget": budget, "tokens": estimate_tokens(text), "stale": store.stale,
+    doc = {"query": query, "budget": budget, "tokens": estimate_tokens(text), "stale": fresh.stale,
            "text": text, "entries": [entry_json(e) for e in entries]}
     if not any(l.strip() and not is_heading(l) for e in entries for l in e.text.split("\n")):
         doc["note"] = _no_passage_note(store, query, budget, filters)  # headings alone answer nothing

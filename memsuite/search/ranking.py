@@ -618,7 +618,8 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
     real answer).  min_score=0 keeps every hit.
 
     With sync=True the index is brought up to date first (the freshness
-    policy of MemoryStore.answer_fresh; store.stale says if it could not be).
+    policy of MemoryStore.answer_fresh; hits.stale says if it could not be,
+    hits.checked what a watcher vouched for).
     BM25 picks the candidates, the TF-IDF cosine re-scores them, the best
     rerank_depth get a bonus for holding the query in one line, and hits that
     touch in the same file are merged into one passage."""
@@ -626,7 +627,9 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
         raise UsageError("unknown mode %r (use hybrid, keyword or vector)" % mode)
     params = params or store.params
     if sync:
-        return store.answer_fresh(lambda: search(store, query, limit, mode, min_score, filters, params))
+        hits, fresh = store.answer_fresh(lambda: search(store, query, limit, mode, min_score, filters, params))
+        hits.stale, hits.checked = fresh
+        return hits
     with store.snapshot():  # candidates and their text from one committed index
         return _search(store, query, limit, mode, min_score, filters, params)
 

@@ -24,7 +24,11 @@ Hit.__doc__ = ("One search result: lines are 1-based and inclusive, scores in [0
 
 class Hits(list):
     """A search's hits, best first, and the channels that scored them
-    (keyword, vector, semantic): what the search used travels with its answer."""
+    (keyword, vector, semantic): what the search used, and how fresh its
+    index was, travel with its answer."""
+
+    stale = False  # the index could not be brought up to date (ranking.search with sync)
+    checked = None  # what a watcher vouched for instead of this process's own look
 
     def __init__(self, hits=(), channels=(), repeats=(), earlier=None):
         list.__init__(self, hits)
