@@ -399,6 +399,14 @@ class SessionsTest(TempMemory):
             {"type": "tool_result", "tool_use_id": "toolu_1", "content": "TOOL-NOISE deploy.yml"}]}},
         {"type": "assistant", "message": {"role": "assistant", "content": [
             {"type": "text", "text": "Done: the project is named linwei-blog on Cloudflare Pages."}]}},
+        # /compact: a boundary, then the summary as a user record (flagged, or by place alone)
+        {"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted"},
+        {"type": "user", "isCompactSummary": True, "message": {"role": "user", "content":
+            "This session is being continued from a previous conversation. QUOKKACOMPACTED"}},
+        {"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted"},
+        {"type": "user", "message": {"role": "user", "content": "Summary: WOMBATUNFLAGGED"}},
+        {"type": "user", "message": {"role": "user", "content": "Now add the custom domain"},
+         "timestamp": "2026-03-02T10:00:00.000Z"},
     ]
 
     def setUp(self):
@@ -427,13 +435,16 @@ class SessionsTest(TempMemory):
                                   hits[0]["id"], "--json")
         lines = json.loads(out)["lines"]
         self.assertIn("assistant: Done: the project is named linwei-blog on Cloudflare Pages.", lines)
+        self.assertEqual(self.search("--sessions", self.sessions, "custom domain")[0]["path"],
+                         "sessions/claude/5d2c.jsonl")  # what the person said after a compaction is kept
         hits = self.search("--sessions", self.sessions, "RSS 全文")
         self.assertEqual(hits[0]["path"], "sessions/openclaw/s1.jsonl")
         env = clean_env(MEMORY_SESSIONS_DIR=self.sessions)
         self.assertEqual(self.search("RSS 全文", env=env)[0]["path"], "sessions/openclaw/s1.jsonl")
 
     def test_tool_noise_and_private_blocks_are_left_out(self):
-        for noise in ("TOOL-NOISE", "THINKING-NOISE", "sk-secret-99", "clear"):
+        for noise in ("TOOL-NOISE", "THINKING-NOISE", "sk-secret-99", "clear", "QUOKKACOMPACTED",
+                      "WOMBATUNFLAGGED"):
             hits = self.search("--sessions", self.sessions, noise, "--source", "sessions")
             self.assertEqual(hits, [], noise)
 

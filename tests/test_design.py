@@ -179,13 +179,13 @@ class QueryPathTest(TempMemory):
     search.sh does, and pin the set of the suite's modules it imported."""
     QUERY_MODULES = {
         "memory_search", "memsuite", "memsuite.base.records", "memsuite.base.patterns", "memsuite.base.jsonout",
-        "memsuite.base.options", "memsuite.base.sorted_lines", "memsuite.base.compiled", "memsuite.text.chinese",
+        "memsuite.base.options", "memsuite.base.compiled", "memsuite.text.chinese",
         "memsuite.text.stemmer", "memsuite.text.tokenizer", "memsuite.text.bm25", "memsuite.text.params", "memsuite.text.markdown",
         "memsuite.text.citations", "memsuite.files.sources", "memsuite.index.records", "memsuite.index.backend", "memsuite.index.blocks",
         "memsuite.index.sqlite.index", "memsuite.index.sqlite.schema",
         "memsuite.store.memory_store", "memsuite.store.freshness", "memsuite.search.synonyms", "memsuite.search.dates", "memsuite.search.ranking",
-        "memsuite.search.recall", "memsuite.search.results", "memsuite.doors.cli_search", "memsuite.app.commands",
-        "memsuite.search.answers", "memsuite.search.supersede",  # when-questions, the newest fact first (issue 27)
+        "memsuite.search.results", "memsuite.doors.cli_search", "memsuite.app.commands",
+        "memsuite.search.supersede",  # the newest fact first (issue 27)
         "memsuite.text.filler",  # a long prompt's chat words (issue 27)
         "memsuite.search.lexicon",  # English <-> Chinese at query time (a memory-mapped table)
     }
@@ -194,7 +194,7 @@ class QueryPathTest(TempMemory):
              "memsuite.links.graph", "memsuite.doors.mcp", "memsuite.search.embeddings", "memsuite.index.embedding_tables",
              "memsuite.doors.watch", "memsuite.files.notes", "memsuite.store.backups", "memsuite.store.embedding_fill", "memsuite.files.transcripts", "memsuite.app.page", "memsuite.links.layout", "memsuite.doors.hooks",
              "memsuite.search.recency",  # only for --recent
-             "memsuite.base.display", "memsuite.doors.cli_admin", "memsuite.doors.cli_link", "memsuite.doors.cli_recall",
+             "memsuite.search.recall", "memsuite.base.display", "memsuite.doors.cli_admin", "memsuite.doors.cli_link", "memsuite.doors.cli_recall",
              "memory_store", "memory_linker"}
 
     def imported_by(self, argv):
@@ -217,6 +217,44 @@ class QueryPathTest(TempMemory):
         ours = {m for m in modules if m.startswith(("memsuite", "memory_"))} - packages
         self.assertEqual(ours, self.QUERY_MODULES)
         self.assertEqual(modules & self.NEVER, set())
+
+    def test_the_documented_path_is_the_one_a_query_runs(self):
+        """docs/architecture.md names the modules a query passes through, in
+        order, at most eight; each must run code during a real query."""
+        with open(os.path.join(ROOT, "docs", "architecture.md"), encoding="utf-8") as f:
+            section = f.read().split("## The path a query takes", 1)[1].split("\n## ", 1)[0]
+        steps = re.findall(r"^\d+\. `([\w/.]+\.py)`", section, re.M)  # each step's first module
+        self.assertLessEqual(len(steps), 8)
+        self.assertEqual(len(steps), len(set(steps)), steps)
+        self.write("MEMORY.md", "# Notes\n\n- 博客 RSS 配置: rssLimit 20\n")
+        code = ("import sys, io, contextlib; sys.path[0] = %r; ran = set()\n"
+                "sys.setprofile(lambda frame, event, arg: ran.add(frame.f_code.co_filename) if event == 'call' else None)\n"
+                "from memory_search import main\n"
+                "with contextlib.redirect_stdout(io.StringIO()): main(['--dir', %r, 'RSS feed', '--json'])\n"
+                "sys.setprofile(None); print('\\n'.join(ran))" % (ROOT, self.dir))
+        env = clean_env(XDG_CACHE_HOME=os.path.join(self.dir, ".cache"))
+        ran = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env,
+                             check=True).stdout.split("\n")
+        ran = {os.path.relpath(p, ROOT).replace(os.sep, "/") for p in ran if p.startswith(ROOT)}
+        for step in steps:
+            path = step if "/" not in step or step.startswith("memory_") else "memsuite/" + step
+            self.assertIn(path, ran, "the documented path names %s, which a query does not run" % step)
+
+
+class FreshnessWithTheAnswerTest(TempMemory):
+    """How fresh the index was comes back with the answer (Hits, Freshness),
+    not as an attribute of the store that the next call overwrites."""
+
+    def test_a_search_carries_its_freshness(self):
+        self.write("MEMORY.md", "# Notes\n\n- RSS feed: full text\n")
+        store = ms.MemoryStore(self.dir)
+        try:
+            hits = memory_search.search(store, "RSS feed", sync=True)
+            self.assertEqual((hits.stale, hits.checked), (False, None))
+            self.assertEqual(tuple(store.refresh()), (False, None))
+            self.assertFalse(hasattr(store, "stale") or hasattr(store, "checked_by"))
+        finally:
+            store.close()
 
 
 class BackendContractTest(unittest.TestCase):
@@ -482,7 +520,7 @@ class TokenizerPinTest(unittest.TestCase):
         output = repr((analysed, [ms.tokenize(line) for line in self.PROBE.split("\n")],
                        [ms.index_terms(line) for line in self.PROBE.split("\n")]))
         digest = hashlib.sha1(output.encode("utf-8")).hexdigest()[:12]
-        self.assertEqual((ms.TOKENIZER_VERSION, digest), (8, PINNED_DIGEST), output)
+        self.assertEqual((ms.TOKENIZER_VERSION, digest), (9, PINNED_DIGEST), output)
 
 
 PINNED_DIGEST = "d0c64f2c5322"

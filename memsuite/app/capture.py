@@ -12,7 +12,7 @@ import os
 import re
 import time
 
-from ..files.transcripts import transcript_line
+from ..files.transcripts import client_record, compaction_boundary, transcript_line
 from ..text.redact import redact
 
 MAX_ITEMS = 40          # bullet lines one capture writes at most
@@ -101,10 +101,10 @@ def turns_of(lines):
             elif isinstance(record["payload"], dict) and record["payload"].get("type") == "task_started":
                 turn_start = len(turns)
             record = _codex(record, typed)
-        if _compaction_boundary(record):  # Claude Code: the summary is the next user record
+        if compaction_boundary(record):  # Claude Code: the summary is the next user record
             after_boundary = True
             continue
-        if _client_record(record, after_boundary):
+        if client_record(record, after_boundary):
             after_boundary = False
             continue
         message = record.get("message") if isinstance(record.get("message"), dict) else record
@@ -137,25 +137,6 @@ def turns_of(lines):
 # ("[Request interrupted by user]").
 _CLIENT_TAG = re.compile(r"<([a-z]+(?:[_-][a-z]+)+)\b[^>]*>.*?(?:</\1>|\Z)", re.S)
 _BRACKETED = re.compile(r"^\[[^\[\]]*\]$")
-
-
-def _compaction_boundary(record):
-    return record.get("type") == "system" and record.get("subtype") == "compact_boundary"
-
-
-def _client_record(record, after_boundary):
-    """Whether a record is the client's rather than a person's: a compaction
-    summary (flagged, or the first user record after a compaction boundary),
-    a record only shown in the transcript, or a meta record."""
-    if record.get("isCompactSummary") or record.get("isVisibleInTranscriptOnly") or record.get("isMeta"):
-        return True
-    message = record.get("message") if isinstance(record.get("message"), dict) else record
-    return after_boundary and (message.get("role") or record.get("type")) == "user" and not _tool_results(message)
-
-
-def _tool_results(message):
-    content = message.get("content")
-    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
 
 
 def _day(record):

@@ -3,18 +3,16 @@ and the hooks read, so the doors cannot drift apart.  Each takes a store (or a
 folder) and the arguments as a door received them (a search: one SearchRequest),
 checks them, and returns JSON-ready data."""
 import os
-import sys
 
 from ..base.options import to_budget, to_choice, to_count, to_date, to_days, to_positive_int, to_unit_score
 from ..base.records import StoreError, UsageError, record
-from ..store.memory_store import MemoryStore
+from ..store.memory_store import store_for
 from ..text.citations import cite
 from ..text.markdown import is_heading
 from ..text.params import DEFAULT_HALF_LIFE
 from ..index.records import Filters
 from ..search.ranking import DEFAULT_LIMIT, MODES, search
-from ..search.recall import DEFAULT_BUDGET, context_pack, sort_newest_first, timeline
-from ..search.results import Hits, compact_json, entry_json, estimate_tokens, hit_json
+from ..search.results import compact_json, entry_json, estimate_tokens, hit_json, sort_newest_first
 from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder
 
 
@@ -73,7 +71,9 @@ def run_search(store, request, sync=True):
     """The hits of a SearchRequest, on a fresh index (sync=False: as it is)."""
     hits = search(store, request.query, request.limit, request.mode, request.min_score, request.filters,
                   recent_params(store, request.recent), sync=sync)
-    return Hits(sort_newest_first(hits), hits.channels, hits.repeats, hits.earlier) if request.sort == "date" else hits
+    if request.sort == "date":
+        hits[:] = sort_newest_first(hits)  # in place: what the search said of its index stays with it
+    return hits
 
 
 def explain_hits(store, request, hits):
@@ -89,7 +89,7 @@ def search_result(store, request, hits=None):
     with explain, what each hit matched and scored, and why weaker ones were cut."""
     if hits is None:
         hits = run_search(store, request)
-    doc = {"query": request.query, "backend": store.backend_name, "stale": store.stale, "channels": hits.channels,
+    doc = {"query": request.query, "backend": store.backend_name, "stale": hits.stale, "channels": hits.channels,
            "results": [compact_json(h) if request.compact else hit_json(h) for h in hits]}
     for result in doc["results"]:  # an earlier statement of a fact a newer hit restates
         if result["id"] in hits.earlier:
@@ -102,8 +102,8 @@ def search_result(store, request, hits=None):
         details, doc["cut"] = explain_hits(store, request, hits)
         for result in doc["results"]:
             result["explain"] = details[result["id"]]
-    if store.checked_by:
-        doc["checked"] = store.checked_by
+    if hits.checked:
+        doc["checked"] = hits.checked
     skipped = skipped_files(store)
     if skipped:
         doc["skipped"] = skipped
@@ -162,6 +162,7 @@ def add_result(store, text, heading=None, tags=(), path=None, request=None):
 
 def timeline_entries(store, anchor, before=None, after=None):
     """search.sh timeline / memory_timeline: the entries around anchor (3 each side by default)."""
+    from ..search.recall import timeline  # loaded only by the commands that recall: a search never needs it
     before, after = checked("before", before), checked("after", after)
     store.refresh()
     return timeline(store, anchor, 3 if before is None else before, 3 if after is None else after)
@@ -175,10 +176,11 @@ def timeline_result(store, anchor, before=None, after=None, full=False):
 def context_result(store, query, budget=None, since=None, until=None, path=None, dated_only=False, today=None):
     """(the Markdown pack, its JSON) of search.sh context / memory_context."""
     filters = search_request(query, since=since, until=until, path=path, dated_only=dated_only, today=today).filters
+    from ..search.recall import DEFAULT_BUDGET, context_pack
     budget = checked("budget", budget) or DEFAULT_BUDGET
-    store.refresh()
+    fresh = store.refresh()
     text, entries = context_pack(store, query, budget, filters)
-    doc = {"query": query, "budget": budget, "tokens": estimate_tokens(text), "stale": store.stale,
+    doc = {"query": query, "budget": budget, "tokens": estimate_tokens(text), "stale": fresh.stale,
            "text": text, "entries": [entry_json(e) for e in entries]}
     if not any(l.strip() and not is_heading(l) for e in entries for l in e.text.split("\n")):
         doc["note"] = _no_passage_note(store, query, budget, filters)  # headings alone answer nothing
@@ -210,18 +212,7 @@ def status_result(store):
     return info
 
 
-# The store a door works on
-
-def store_for(args):
-    """The MemoryStore a command works on (--dir, --backend), its warnings
-    prefixed with the command's name."""
-    backend = args.backend or os.environ.get("MEMORY_BACKEND")
-    if backend and backend.lower() not in ("auto", "sqlite", "json", "postgres"):
-        raise UsageError("MEMORY_BACKEND=%r is not one of: auto, sqlite, json, postgres" % backend)
-    prog = args.get("prog", "memory")
-    return MemoryStore(args.dir, backend=backend, warn=lambda msg: sys.stderr.write("%s: %s\n" % (prog, msg)),
-                       sessions=args.get("sessions"), namespace=args.get("namespace"))
-
+# The store a door works on, with an embedding provider
 
 def embedding_store(args):
     """store_for with the embedding provider --embed or MEMORY_EMBED asks for

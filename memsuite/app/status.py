@@ -11,9 +11,9 @@ from ..text.markdown import unclosed_private
 def status_report(store):
     """The index's state after a refresh, as `status --json` and the MCP
     memory_status tool give it."""
-    store.refresh()
+    fresh = store.refresh()
     info = store.status()
-    info["stale"] = store.stale or bool(info["stale_files"])
+    info["stale"] = fresh.stale or bool(info["stale_files"])
     info["checked"] = time.strftime("%Y-%m-%dT%H:%M:%S")
     info["embedding"] = embed_status(store, store.embed_report)
     info["watcher"] = store.heartbeat.watcher()

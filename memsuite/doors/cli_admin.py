@@ -2,7 +2,8 @@
 import sys
 import time
 
-from ..app.commands import add_result, embedding_store, status_result, store_for
+from ..app.commands import add_result, embedding_store, status_result
+from ..store.memory_store import store_for
 from ..base.display import human_bytes, plural
 from ..base.options import no_words
 from ..base.jsonout import print_json

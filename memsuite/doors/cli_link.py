@@ -2,7 +2,7 @@
 import sys
 from collections import Counter
 
-from ..app.commands import store_for
+from ..store.memory_store import store_for
 from ..base.display import pad, plural
 from ..base.options import (COMMON_OPTS, Command, FORCE_OPT, Opt, no_words, run_cli, to_choice, to_folder,
                             to_positive_int, use_colour)
@@ -10,7 +10,6 @@ from ..links.entities import KINDS
 from ..links.graph import entity_json, entity_report, related_report, synced_graph
 from ..links.graph_export import graph_dot, graph_json, graph_mermaid
 from ..base.jsonout import print_json, to_json
-from ..base.output_file import write_output
 from ..base.records import UsageError
 
 
@@ -143,6 +142,7 @@ def cmd_graph(args):
     if not args.output:
         sys.stdout.write(text)
         return 0
+    from ..base.output_file import write_output  # only for -o
     write_output(args.output, text, store.root, args.force, is_graph_export)
     return 0
 
@@ -186,6 +186,7 @@ def cmd_page(args):
         sys.stdout.write(page)
         sys.stdout.flush()
         return 0
+    from ..base.output_file import write_output  # only for -o
     path = write_output(output, page, store.root, args.get("force"), is_page)
     size = len(page.encode("utf-8"))
     if args.json:

@@ -1,7 +1,8 @@
 """search.sh get, timeline and context: reading what a search cited, and recall packs."""
 import sys
 
-from ..app.commands import context_result, embedding_store, store_for, timeline_entries, timeline_result
+from ..app.commands import context_result, embedding_store, timeline_entries, timeline_result
+from ..store.memory_store import store_for
 from ..base.jsonout import print_json
 from ..search.results import MAX_GET_LINES, gist, gist_text, read_cited
 from ..base.records import UsageError

@@ -12,14 +12,42 @@ def render_transcript(text):
     message is one line, 'user: ...' or 'assistant: ...'; tool calls, tool
     results, thinking and everything else are blank lines."""
     import json
-    out = []
+    out, after_boundary = [], False
     for line in split_lines(text):
         try:
             record = json.loads(line) if line.strip() else None
         except ValueError:
             record = None
-        out.append(redact(transcript_line(record)) if isinstance(record, dict) else "")  # indexed: no secret
+        said = ""
+        if isinstance(record, dict):
+            if compaction_boundary(record):
+                after_boundary = True
+            elif client_record(record, after_boundary):  # a compaction summary is not what anyone said
+                after_boundary = False
+            else:
+                said = redact(transcript_line(record))  # indexed: no secret
+                after_boundary = after_boundary and not said
+        out.append(said)
     return "\n".join(out)
+
+
+def compaction_boundary(record):
+    return record.get("type") == "system" and record.get("subtype") == "compact_boundary"
+
+
+def client_record(record, after_boundary):
+    """Whether a record is the client's rather than a person's: a compaction
+    summary (flagged, or the first user record after a compaction boundary),
+    a record only shown in the transcript, or a meta record."""
+    if record.get("isCompactSummary") or record.get("isVisibleInTranscriptOnly") or record.get("isMeta"):
+        return True
+    message = record.get("message") if isinstance(record.get("message"), dict) else record
+    return after_boundary and (message.get("role") or record.get("type")) == "user" and not tool_results(message)
+
+
+def tool_results(message):
+    content = message.get("content")
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
 
 
 def transcript_line(record):

@@ -1,6 +1,10 @@
-"""Dates a query names, and whether a note's date matches them."""
+"""Dates a query names, and whether a note's date matches them; and what a
+"when" question asks for: a line that holds a time (12 月 6 日, 周三下午四点,
+May 7, 9:30), not one that only shares its words."""
+import re
 
 from ..base.records import UsageError, record
+from ..text.chinese import fold
 
 
 _MONTHS = {m: i for i, m in enumerate(
@@ -29,7 +33,6 @@ def query_dates(query):
 
 def _absolute_dates(query):
     """[((year, month, day), (start, end))]: query_dates with where each was written."""
-    import re
     found = []
     text = query.lower()
     has_month = bool(set(re.split(r"[^a-z]+", text)) & _MONTHS.keys())
@@ -76,7 +79,6 @@ _ZH_WEEKDAYS = "一二三四五六日"
 
 def _relative_pattern():
     if "re" not in _relative:
-        import re
         number = r"(?P<n>\d{1,2}|a few|a couple of|couple of|few|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
         english = (r"\b(?:(?P<dby>the day before yesterday)|(?P<yesterday>yesterday|last night)"
                    r"|(?P<tomorrow>tomorrow)|(?P<today>today|tonight|this (?:morning|afternoon|evening))"
@@ -287,7 +289,6 @@ def _without(text, spans):
 
 def _is_filler(text):
     """Whether what a question says besides its dates asks for nothing more."""
-    import re
     words = re.findall(r"[a-z']+|[^\x00-\x7f]+", text.lower())
     for word in words:
         if word.isascii():
@@ -374,3 +375,33 @@ def by_asked_days(order, rows, merged, asked, params):
 
 def _newest_first(date):
     return tuple(-ord(c) for c in date)
+
+
+# "When" questions and the times a line states
+
+_WHEN = r"什么时候|哪天|哪一天|几号|几点|几月|什么时间|何时|\bwhen\b|\bwhat (?:time|date|day)\b"
+_TIME = (r"\d{1,4}\s*[年月日号点]|[周星期礼拜][一二三四五六日天]|[上下中]午|早上|晚上|凌晨|[一二三四五六七八九十两]+点"
+         r"|\b\d{1,2}:\d{2}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:am|pm)\b"
+         r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b"
+         r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
+
+
+def asks_when(query):
+    """Whether a question asks for a time (什么时候, 哪天, when, what time)."""
+    return bool(re.search(_WHEN, fold(query)))
+
+
+def times_in(text):
+    """The times and numbers a text says, as written (folded): {'周三', '下午',
+    '88412'}.  Numbers of one or two digits are left out: they number the
+    lines of a transcript (D29:1) as often as they say a fact."""
+    folded = fold(text)
+    return set(re.findall(_TIME, folded)) | set(re.findall(r"\d{3,}", folded))
+
+
+def holds_time(text):
+    """Whether text says a time: a date, a weekday, a clock time or a part of
+    the day, in its lines (a daily note's date heading says when it was
+    written, not when something happens)."""
+    lines = [line for line in text.split("\n") if not line.lstrip().startswith("#")]
+    return bool(re.search(_TIME, fold("\n".join(lines))))

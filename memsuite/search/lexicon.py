@@ -5,14 +5,13 @@ data/make-en-zh-lexicon.py) lists everyday Chinese words with a few short
 English senses, the commonest words first.  It is compiled once (compiled.py)
 into a sorted table (memory-mapped) read both ways: an English word (its first term, then its
 whole phrase) to the first ZH_PER_SENSE Chinese words that have it as a
-sense, earlier senses first; a Chinese word to its senses.  query.py adds
+sense, earlier senses first; a Chinese word to its senses.  ranking.py adds
 what it finds to a query beside synonyms.py's words, at lexicon_weight, below the
 query's own words (a translation's single Chinese characters left out: 都 of 京都).
 """
 import os
 
-from ..base.compiled import compiled_mapped
-from ..base.sorted_lines import SortedLines
+from ..base.compiled import SortedLines, compiled_mapped
 from ..files.sources import SUITE_DIR
 from ..text.chinese import function_spans, is_cjk
 from ..text.params import DEFAULT_PARAMS
@@ -25,7 +24,7 @@ TABLE = "en-zh-lexicon-2"  # the compiled table's name: a new one when its shape
 
 
 def translations(units, params=DEFAULT_PARAMS):
-    """[(word, weight)]: the other language's words for a query's words, the
+    """[(word, weight, the query's word it translates)]: the other language's words for a query's words, the
     longest that match: an English phrase when all its terms are in the query
     (its part words' own translations left out: health checkup -> 体检, not
     健康), a Chinese word of 2-4 characters taken longest first along a run,
@@ -43,10 +42,12 @@ def translations(units, params=DEFAULT_PARAMS):
     table = lexicon_table()
     found = []
     for covered, chinese in _longest(_english_matches(table, latin)):
-        found += [(w, _share(params.lexicon_weight, len(covered), w)) for w in chinese]
+        source = " ".join(sorted(covered))
+        found += [(w, _share(params.lexicon_weight, len(covered), w), source) for w in chinese]
     for text in spans:
         for word in _longest_words(table, text):
-            found += [(w, _share(params.lexicon_weight, _word_terms(word), w)) for w in table.get(word)[0].split("; ")]
+            found += [(w, _share(params.lexicon_weight, _word_terms(word), w), word)
+                      for w in table.get(word)[0].split("; ")]
     return found
 
 

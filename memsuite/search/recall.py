@@ -27,13 +27,6 @@ def line_key(line):
     return hashlib.sha1(" ".join(line.split()).encode("utf-8", "replace")).hexdigest()[:12]
 
 
-def sort_newest_first(hits):
-    """Hits ordered by date, newest first (undated last), best first on a tie."""
-    hits = sorted(hits, key=lambda h: -h.score)
-    hits.sort(key=lambda h: h.date or "", reverse=True)  # stable: the score order stays within a day
-    return hits
-
-
 Entry = record("Entry", "id path start_line end_line date heading text anchor")
 Entry.__doc__ = "A place in a timeline or context pack: its citation, lines, date, heading and text."
 

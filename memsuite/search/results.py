@@ -24,13 +24,24 @@ Hit.__doc__ = ("One search result: lines are 1-based and inclusive, scores in [0
 
 class Hits(list):
     """A search's hits, best first, and the channels that scored them
-    (keyword, vector, semantic): what the search used travels with its answer."""
+    (keyword, vector, semantic): what the search used, and how fresh its
+    index was, travel with its answer."""
+
+    stale = False  # the index could not be brought up to date (ranking.search with sync)
+    checked = None  # what a watcher vouched for instead of this process's own look
 
     def __init__(self, hits=(), channels=(), repeats=(), earlier=None):
         list.__init__(self, hits)
         self.channels = list(channels)
         self.repeats = set(repeats)  # ids of hits that only repeat better ones (near-duplicates, below)
         self.earlier = dict(earlier or {})  # {hit id: id of a newer hit saying otherwise} (supersede.py)
+
+
+def sort_newest_first(hits):
+    """Hits ordered by date, newest first (undated last), best first on a tie."""
+    hits = sorted(hits, key=lambda h: -h.score)
+    hits.sort(key=lambda h: h.date or "", reverse=True)  # stable: the score order stays within a day
+    return hits
 
 
 # Passages: touching hits in one file become one

@@ -5,7 +5,7 @@ and the earlier one is marked as such.  Only by what the notes say (lines
 alike but for their times or numbers) and their dates: no recency prior on
 every query (one cost LoCoMo)."""
 from ..text.chinese import fold
-from .answers import times_in
+from .dates import times_in
 from ..text.tokenizer import tokenize
 
 # Two lines speak of the same thing when this share of the words of the

@@ -5,30 +5,34 @@ which vouches for the folder so other processes skip their own check."""
 import os
 import time
 
-from ..base.records import StoreError
+from ..base.records import StoreError, record
+
+Freshness = record("Freshness", "stale checked", defaults=(False, None))
+Freshness.__doc__ = ("What bringing the index up to date found, returned with the answer: stale "
+                     "(it could not be; the answer comes from the last good index) and checked "
+                     "(what a watcher vouched for, and when; None when this process looked itself).")
 
 
 def refresh(store):
     """Sync before answering; if the index cannot be written (another process
-    busy, a full disk), warn and answer from the last good index, with
-    store.stale set.  Returns store.stale."""
-    store.checked_by = store.heartbeat.checked_for_us()
-    if store.checked_by is None:
+    busy, a full disk), warn and answer from the last good index.  Returns
+    a Freshness."""
+    checked = store.heartbeat.checked_for_us()
+    stale = False
+    if checked is None:
         try:
             store.sync()
-            store.stale = False
         except StoreError as exc:
             store.warn("warning: %s; answers may be stale" % exc)
-            store.stale = True
+            stale = True
     else:
-        catch_up_with_watcher(store)
-        store.stale = False
+        catch_up_with_watcher(store, checked)
     if store.embedder is not None:
         store.fill_vectors()
-    return store.stale
+    return Freshness(stale, checked)
 
 
-def catch_up_with_watcher(store):
+def catch_up_with_watcher(store, checked):
     """Look at what a live watcher looks at every interval (its recent
     files; the folders' times, which move when a file is added or
     removed), so a note written since its last look is found now."""
@@ -39,30 +43,29 @@ def catch_up_with_watcher(store):
             store.sync()
         elif changed:
             store.sync(only=changed)
-        store.checked_by["recent_files_seconds_ago"] = 0.0
+        checked["recent_files_seconds_ago"] = 0.0
     except StoreError:
         pass  # the watcher is writing: what it writes is what this search would have
 
 
 def answer_fresh(store, answer):
-    """answer() computed on an up-to-date index.  A small index is refreshed
-    first; on a large one the stat pass runs in a thread while answer() runs
-    on the index as it is, and answer() runs again only if something changed
-    (rarely)."""
+    """(answer(), Freshness): answer() computed on an up-to-date index.  A
+    small index is refreshed first; on a large one the stat pass runs in a
+    thread while answer() runs on the index as it is, and answer() runs again
+    only if something changed (rarely)."""
     if store.chunk_count() < store.params.background_scan_chunks or store.heartbeat.is_fresh() \
             or store.embedder is not None:
-        refresh(store)
-        return answer()
+        fresh = refresh(store)
+        return answer(), fresh
     scan = BackgroundScan(store)
     result = answer()
     try:
         if scan.finish():
             result = answer()
-        store.stale = False
+        return result, Freshness()
     except StoreError as exc:
         store.warn("warning: %s; answers may be stale" % exc)
-        store.stale = True
-    return result
+        return result, Freshness(stale=True)
 
 
 class BackgroundScan:

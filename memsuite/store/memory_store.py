@@ -89,8 +89,6 @@ class MemoryStore:
             raise StoreError("unknown backend %r (use auto, sqlite, json or postgres)" % requested)
         self.fallback_reason = None
         self.last_report = None
-        self.stale = False  # True when the last refresh could not update the index
-        self.checked_by = None  # when a watcher checked the folder for the last refresh: what and when
         self.heartbeat = Heartbeat(self.index_dir, self.root)
         self.embedder = None  # an embedding provider (see use_embedder), or None: off
         self.embed_report = {"requested": "off", "provider": None, "model": None, "dim": None, "skipped": {}}
@@ -225,11 +223,11 @@ class MemoryStore:
     # --- keeping the index fresh -------------------------------------------
     def refresh(self):
         """The freshness policy every door uses (see freshness.refresh): sync,
-        or warn and set self.stale.  Returns self.stale."""
+        or warn and answer from the last good index.  Returns a Freshness."""
         return refresh(self)
 
     def answer_fresh(self, answer):
-        """answer() on an up-to-date index (see freshness.answer_fresh)."""
+        """(answer(), Freshness): answer() on an up-to-date index (see freshness.answer_fresh)."""
         return answer_fresh(self, answer)
 
     def fill_vectors(self, progress=None, limit=None):
@@ -395,3 +393,14 @@ class MemoryStore:
 
     def close(self):
         self.backend.close()
+
+
+def store_for(args):
+    """The MemoryStore a command works on (--dir, --backend), its warnings
+    prefixed with the command's name."""
+    backend = args.backend or os.environ.get("MEMORY_BACKEND")
+    if backend and backend.lower() not in ("auto", "sqlite", "json", "postgres"):
+        raise UsageError("MEMORY_BACKEND=%r is not one of: auto, sqlite, json, postgres" % backend)
+    prog = args.get("prog", "memory")
+    return MemoryStore(args.dir, backend=backend, warn=lambda msg: sys.stderr.write("%s: %s\n" % (prog, msg)),
+                       sessions=args.get("sessions"), namespace=args.get("namespace"))

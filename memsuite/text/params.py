@@ -18,6 +18,8 @@ _PARAM_DEFAULTS = [
     # ranking (memory_search); chosen by measurement, see bench/ and the README
     ("weight_keyword", 0.7),     # hybrid = w * keyword + (1 - w) * vector
     ("keyword_scale", 1.5),      # keyword score = 1 - exp(-scale * bm25 / sum of idf)
+    ("rarity_docs", 32),         # a word's rarity (BM25 idf) is read as in a folder of at least this many
+                                 # chunks: in two notes, a word in one of them is not common
     ("gram_weight", 0.3),        # weight of character trigrams in the vector channel
     ("candidate_pool", 50),      # BM25 candidates the other channels re-score
     ("rerank_depth", 20),        # the best hits get the proximity bonus...
@@ -81,7 +83,7 @@ INDEX_PARAMS = ("chunk_lines", "chunk_overlap", "chunk_chars", "heading_weight")
 # the index's keyword rows are deleted by re-deriving their terms, so an index
 # must never outlive the tokenizer that built it (tests/test_tokenizer.py
 # pins the output for a probe text).
-TOKENIZER_VERSION = 8  # 8: transcripts rendered redacted (an index of them must not keep secrets)
+TOKENIZER_VERSION = 9  # 8: transcripts rendered redacted (an index of them must not keep secrets); 9: without compaction summaries
 
 
 def index_settings(params, folder=None):

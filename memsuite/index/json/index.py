@@ -6,7 +6,7 @@ from ...text.bm25 import bm25_idf, bm25_weight
 from ..records import SCHEMA_VERSION, FileState, timestamp_now, filters_admit, has_filters
 from ...text.params import DEFAULT_PARAMS, index_settings, settings_change
 from ...base.records import IndexDamaged
-from ...base.sorted_lines import SortedLines, map_file
+from ...base.compiled import SortedLines, map_file
 from ..backend import Backend, move_aside
 from .format import (JSON_CHUNK_FIELDS, JsonChunk, json_index_problem, json_stored, parse_postings,
                      split_file_text)
