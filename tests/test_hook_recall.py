@@ -182,6 +182,18 @@ class BestLinesTest(unittest.TestCase):
         self.assertIn(("memory/m.md", 101, 101), ranges)
         self.assertNotIn("unrelated", text, "a line without the prompt's words is not sent")
 
+    def test_long_lines_of_many_hits_stay_within_the_budget(self):
+        from memsuite.search.recall import best_part, pack_lines
+        from memsuite.search.results import estimate_tokens
+        turn = ("**Assistant**: First, 1. **The van** is at the depot (e.g.,level 3) — ask Bob. " * 12).strip()
+        hits = [self.hit("\n".join([turn] * 4), start=1 + 10 * k, score=0.9 - 0.05 * k) for k in range(6)]
+        for budget in (60, 200, 500):
+            text, ranges, _ = pack_lines(hits, "where is the van at the depot?", budget)
+            self.assertLessEqual(estimate_tokens(text), budget)
+            self.assertTrue(ranges or budget < 100, budget)
+        for room in (10, 30, 90):
+            self.assertLessEqual(estimate_tokens(best_part(turn, {"van", "depot"}, room)), room)
+
     def test_the_reply_after_a_matching_line_comes_with_it(self):
         from memsuite.search.recall import pack_lines
         h = self.hit("**Ann**: Where did you park the van?\n**Bob**: Level 3, bay 41, next to the lift.\n"

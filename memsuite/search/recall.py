@@ -6,7 +6,7 @@ import re
 from ..text.chinese import is_cjk
 from ..text.citations import cite, parse_reference, ranges_overlap
 from ..base.options import to_date
-from .results import GIST_TOKENS, TAIL_LINES, estimate_tokens, gist
+from .results import CJK_CHAR, GIST_TOKENS, TAIL_LINES, estimate_tokens, gist
 from .ranking import ANSWER_CUT, analyse_query, search
 from ..text.markdown import is_heading
 from ..text.tokenizer import tokenize
@@ -185,7 +185,7 @@ LINE_SHARE = 0.06       # the budget's share of one line (30 tokens at 500): a l
 SCORE_POWER = 2         # a line's worth: (its hit's score ** this) x the share of the prompt's words it holds
 REPLY_SHARE = 0.5       # the line after one holding the prompt's words is worth this share of it (the reply)
 SENT_CITED = 3          # hits the session holds whole that a recall still cites (not sends) as answering it
-_SENTENCE = r"[^.!?。！？;；]*(?:[.!?]+(?=\s|$)|[。！？;；]+|$)"  # compiled when a hook first cuts a line
+_SENTENCE = r"(?:[^.!?。！？;；]|[.!?](?![.!?]{0,8}(?:\s|$)))*(?:[.!?]+(?=\s|$)|[。！？;；]+|$)"  # (e.g. stays in); compiled on first use
 
 
 def content_words(text):
@@ -279,23 +279,35 @@ def best_part(line, wanted, room):
     with … where it was cut; "" when not even a word fits."""
     spans = [m.span() for m in re.finditer(_SENTENCE, line) if m.group().strip()] or [(0, len(line))]
     hits = [len(wanted & set(tokenize(line[a:b]))) for a, b in spans]
-    tokens = [estimate_tokens(line[a:b]) for a, b in spans]  # a run's estimate is at most their sum
+    size = _sizer(line)
     best = None
     for i in range(len(spans)):
-        size = 0
         for j in range(i, len(spans)):
-            size += tokens[j]
-            if size + 2 > room:
+            if size(spans[i][0], spans[j][1]) + 2 > room:
                 break
             key = (sum(hits[i:j + 1]), -i)
             if best is None or key > best[0]:
                 best = (key, i, j)
-    if best is None:  # one sentence too long: its start, at a word
+    if best is None or (not best[0][0] and any(hits)):  # the sentence wanted is too long: its start, at a word
         i = max(range(len(spans)), key=lambda k: (hits[k], -k))
         text = gist(line[spans[i][0]:], max(room - 2, 0))
         return "" if len(text) < 2 else ("…" if spans[i][0] else "") + text
     _, i, j = best
     return ("…" if i else "") + line[spans[i][0]:spans[j][1]].strip() + ("…" if j + 1 < len(spans) else "")
+
+
+def _sizer(line):
+    """estimate_tokens of line[a:b] for any a, b, without measuring each piece
+    again: where the line's CJK characters are is found once."""
+    if line.isascii():
+        return lambda a, b: (b - a + 3) // 4
+    import bisect
+    at = [m.start() for m in CJK_CHAR.finditer(line)]
+
+    def size(a, b):
+        cjk = bisect.bisect_left(at, b) - bisect.bisect_left(at, a)
+        return cjk + (b - a - cjk + 3) // 4
+    return size
 
 
 def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, reply=REPLY_SHARE, sent=()):
@@ -378,8 +390,9 @@ def _widen(hits, picked, wanted, room):
                 continue
             wider = line if estimate_tokens(line) + 1 <= estimate_tokens(text) + room else \
                 best_part(line, wanted, estimate_tokens(text) + room - 1)
-            if estimate_tokens(wider) > estimate_tokens(text):
-                room -= estimate_tokens(wider) - estimate_tokens(text)
+            grown = estimate_tokens(wider) - estimate_tokens(text)
+            if 0 < grown <= room:  # (a sentence's best run is measured by its parts: check the whole)
+                room -= grown
                 picked[k][i] = wider
 
 

@@ -309,7 +309,7 @@ def highlight(text, qterms, colour):
 GIST_TOKENS = 20  # a compact hit's gist: about 80 characters of English, 20 of Chinese
 
 
-_CJK_CHAR = re.compile("[\u3040-\ud7ff\uf900-\ufaff\U00020000-\U00033fff]")  # chinese.is_cjk_char's
+CJK_CHAR = re.compile("[\u3040-\ud7ff\uf900-\ufaff\U00020000-\U00033fff]")  # chinese.is_cjk_char's
 
 
 def estimate_tokens(text):
@@ -317,7 +317,7 @@ def estimate_tokens(text):
     four other characters (English words run three to five)."""
     if text.isascii():
         return (len(text) + 3) // 4
-    cjk = len(_CJK_CHAR.findall(text))
+    cjk = len(CJK_CHAR.findall(text))
     return cjk + (len(text) - cjk + 3) // 4
 
 
