@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Can an agent cut on the score?  For answerable questions: the share whose
-top hit is right and scores at or above a cut-off.  For no-match queries:
+top hit is right and scores at or above a cut-off, that share of the right
+top hits alone (how often a right answer is trusted), and the share whose
+top hit is wrong yet scores at or above it.  For no-match queries:
 the share whose every hit scores below it (cut off).  No-match queries are
 LoCoMo's adversarial questions (about things its conversations never say,
 though in their words) and bench/nomatch.txt, queries about absent topics,
@@ -162,12 +164,14 @@ NOMATCH_KINDS = ("absent topic", "adversarial", "next persona")
 def table(name, answerable, nomatch, cut=None):
     kinds = [k for k in NOMATCH_KINDS if any(kind == k for _, kind, _ in nomatch)]
     out = ["### %s" % name, "",
-           "| cut | half | right top hit above cut | %s |" % " | ".join("%s cut off" % k for k in kinds),
-           "|---:|---|---:|" + "---:|" * len(kinds)]
+           "| cut | half | right top hit above cut | of the right top hits | wrong top hit above cut | %s |"
+           % " | ".join("%s cut off" % k for k in kinds),
+           "|---:|---|---:|---:|---:|" + "---:|" * len(kinds)]
     for c in sorted(set(CUTS) | ({cut} if cut else set())):
         for split, label in (("tune", "tune"), ("held", "held-out")):
             ans = [(r, s) for sp, r, s in answerable if sp == split]
-            cells = [share([r and s >= c for r, s in ans])]
+            cells = [share([r and s >= c for r, s in ans]), share([s >= c for r, s in ans if r]),
+                     share([not r and s >= c for r, s in ans])]
             cells += [share([s < c for sp, kind, s in nomatch if sp == split and kind == k]) for k in kinds]
             out.append("| %.2f%s | %s | %s |" % (c, " (current)" if c == cut else "", label, " | ".join(cells)))
     return "\n".join(out)

@@ -53,6 +53,23 @@ class TempMemory(unittest.TestCase):
         shutil.copytree(EXAMPLES, self.dir, ignore=shutil.ignore_patterns(".memory"))
 
 
+class SyncedMemory(TempMemory):
+    """A test case with its files written, synced, in self.store; top(query)
+    is the best hit's (path, score), (None, 0.0) when nothing matches."""
+
+    def setUp(self):
+        super().setUp()
+        import memory_store
+        self.store = memory_store.MemoryStore(self.dir)
+        self.addCleanup(self.store.close)
+        self.store.sync()
+
+    def top(self, query, **kw):
+        import memory_search
+        hits = memory_search.search(self.store, query, min_score=0, **kw)
+        return (hits[0].path, hits[0].score) if hits else (None, 0.0)
+
+
 class ExamplesStore(TempMemory):
     """A test case with a copy of the bundled examples, synced, in self.store."""
 

@@ -81,8 +81,12 @@ class RepeatedLogsTest(TempMemory):
     def test_copies_give_way_to_the_note_that_adds_something(self):
         query = "Anna Atlas release notes today"  # the standup line words it best
         rank = lambda hits: [i for i, h in enumerate(hits) if "grouped by customer" in h.text][0]
-        self.assertGreaterEqual(rank(self.hits(query, OFF)), 4)  # behind the copies of one wording
-        self.assertLessEqual(rank(self.hits(query, ON)), 1)  # behind one copy
+        def strong_copies(hits):  # copies of the standup line scoring near the best hit
+            return sum("grouped by customer" not in h.text and h.score >= 0.8 * hits[0].score for h in hits[:5])
+        # off, the copies of one wording fill the top five as high as the fact
+        self.assertGreaterEqual(strong_copies(self.hits(query, OFF)), 4)
+        self.assertLessEqual(rank(self.hits(query, ON)), 1)  # behind one copy at most
+        self.assertLessEqual(strong_copies(self.hits(query, ON)), 1)  # the other copies give way
 
     def test_on_by_default_and_explained(self):
         self.assertEqual(memory_store.DEFAULT_PARAMS.duplicate_share, 0.5)

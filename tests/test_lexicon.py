@@ -2,9 +2,8 @@
 import os
 import unittest
 
-from helpers import ROOT, TempMemory
+from helpers import ROOT, SyncedMemory
 import memory_search
-import memory_store
 from memsuite.search.lexicon import LEXICON, ZH_PER_SENSE, english_to_chinese, read_lexicon, translations
 from memsuite.text.params import DEFAULT_PARAMS
 from memsuite.text.tokenizer import text_units
@@ -13,7 +12,7 @@ CUT = 0.4
 
 
 def translated(query, params=DEFAULT_PARAMS):
-    return [w for w, _ in translations(text_units(query), params)]
+    return [w for w, _, _ in translations(text_units(query), params)]
 
 
 class LexiconTableTest(unittest.TestCase):
@@ -35,7 +34,7 @@ class LexiconTableTest(unittest.TestCase):
 
     def test_a_translation_weighs_less_than_the_word(self):
         for query in ("keyboard", "牙医", "health checkup"):
-            for word, weight in translations(text_units(query)):
+            for word, weight, _ in translations(text_units(query)):
                 self.assertLessEqual(weight, 1.0, (query, word))
                 self.assertGreater(weight, 0.0, (query, word))
 
@@ -54,7 +53,7 @@ class LexiconTableTest(unittest.TestCase):
         self.assertTrue(os.path.exists(os.path.join(ROOT, "data", "make-en-zh-lexicon.py")))
 
 
-class CrossLanguageSearchTest(TempMemory):
+class CrossLanguageSearchTest(SyncedMemory):
     files = {
         "memory/2026-10-01.md": "# 2026-10-01\n- 下个月去东京出差，住在新宿。\n",
         "memory/2026-10-02.md": "# 2026-10-02\n- 换了一把机械键盘，青轴，打字很响。\n",
@@ -64,12 +63,6 @@ class CrossLanguageSearchTest(TempMemory):
                                 "- Bought a new keyboard for the office.\n",
         "MEMORY.md": "# Long-term\n- Lives in Hangzhou; works on the payments team.\n",
     }
-
-    def setUp(self):
-        super().setUp()
-        self.store = memory_store.MemoryStore(self.dir)
-        self.addCleanup(self.store.close)
-        self.store.sync()
 
     def top(self, query, **kw):
         hits = memory_search.search(self.store, query, min_score=0, **kw)

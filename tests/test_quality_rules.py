@@ -2,20 +2,14 @@
 names do not match inside longer names, a small folder still answers."""
 import unittest
 
-from helpers import TempMemory
+from helpers import SyncedMemory, TempMemory
 import memory_search
 import memory_store
 
 ANSWER = 0.4  # the documented cut: at and above it a hit holds most of the query
 
 
-class FolderCase(TempMemory):
-    def setUp(self):
-        super().setUp()
-        self.store = memory_store.MemoryStore(self.dir)
-        self.addCleanup(self.store.close)
-        self.store.sync()
-
+class FolderCase(SyncedMemory):
     def hits(self, query, **kw):
         return memory_search.search(self.store, query, **kw)
 
@@ -239,11 +233,14 @@ class RelativeTimeTest(FolderCase):
 class ChineseRelativeTimeTest(FolderCase):
     files = {
         "memory/2026-03-16.md": "# 2026-03-16\n\n- 上周和张伟去爬山了\n",
-        "memory/2026-04-20.md": "# 2026-04-20\n\n- 张伟爬山\n",
+        "memory/2026-04-20.md": "# 2026-04-20\n\n- 昨天和张伟去爬山了\n",
     }
 
     def test_a_date_meets_the_line_that_happened_then(self):
+        # the two lines say the same but when (in two notes a word's rarity is read
+        # as in a larger folder, so the date, not a word, must decide)
         self.assertEqual(self.hits("3月9日张伟爬山")[0].path, "memory/2026-03-16.md")
+        self.assertEqual(self.hits("4月19日张伟爬山")[0].path, "memory/2026-04-20.md")
 
 
 if __name__ == "__main__":

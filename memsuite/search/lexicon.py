@@ -24,7 +24,7 @@ TABLE = "en-zh-lexicon-2"  # the compiled table's name: a new one when its shape
 
 
 def translations(units, params=DEFAULT_PARAMS):
-    """[(word, weight)]: the other language's words for a query's words, the
+    """[(word, weight, the query's word it translates)]: the other language's words for a query's words, the
     longest that match: an English phrase when all its terms are in the query
     (its part words' own translations left out: health checkup -> 体检, not
     健康), a Chinese word of 2-4 characters taken longest first along a run,
@@ -42,10 +42,12 @@ def translations(units, params=DEFAULT_PARAMS):
     table = lexicon_table()
     found = []
     for covered, chinese in _longest(_english_matches(table, latin)):
-        found += [(w, _share(params.lexicon_weight, len(covered), w)) for w in chinese]
+        source = " ".join(sorted(covered))
+        found += [(w, _share(params.lexicon_weight, len(covered), w), source) for w in chinese]
     for text in spans:
         for word in _longest_words(table, text):
-            found += [(w, _share(params.lexicon_weight, _word_terms(word), w)) for w in table.get(word)[0].split("; ")]
+            found += [(w, _share(params.lexicon_weight, _word_terms(word), w), word)
+                      for w in table.get(word)[0].split("; ")]
     return found
 
 

@@ -29,8 +29,8 @@ ANSWER_CUT = 0.4
 
 _FREE = "".join(sorted(ZH_FREE_CHARS))
 
-Query = record("Query", "terms weights base probe prefixes unknown dfs n_docs runs missing topic frame",
-               [(), frozenset()])
+Query = record("Query", "terms weights base probe prefixes unknown dfs n_docs runs missing topic frame stands",
+               [(), frozenset(), {}])
 Query.__doc__ = ("An analysed query: its scoring terms known to the index (repetitions kept); "
                  "the weight of every term that scores (its own, 1; the words its synonyms "
                  "and regional spellings bring in, less); its own terms (what a full match "
@@ -41,7 +41,8 @@ Query.__doc__ = ("An analysed query: its scoring terms known to the index (repet
                  "CJK runs; and the weight of each of its words the index does not hold "
                  "(a hit holds none of them, so they lower every score); and its topic, "
                  "the terms outside its question frame (电话, 名字, 来着), empty when "
-                 "the query is all frame; and the terms of its frame.")
+                 "the query is all frame; the terms of its frame; and, for each term a "
+                 "synonym or translation brings in, the terms of the query's word it stands for.")
 
 
 def analyse_query(store, query, params=DEFAULT_PARAMS):
@@ -71,13 +72,14 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
     translated = translations(units, params)  # the other language's words (keyboard / 键盘)
     if frame_words:  # what a frame word stands for is frame too (电话 -> 手机号, phone)
         framed = " ".join(frame_words)
-        frame.update(t for word, _ in expansions(framed, store.root, params) + translations(framed, params)
+        frame.update(t for word, _, _ in expansions(framed, store.root, params) + translations(framed, params)
                      for t in tokenize(word))
-    extra = {}
-    for word, weight in alternatives + translated:
+    extra, stands = {}, {}
+    for word, weight, source in alternatives + translated:
         for t in tokenize(word):
-            if t not in terms and not (_is_unigram(t) and len(word) > 1 and (word, weight) in translated):
+            if t not in terms and not (_is_unigram(t) and len(word) > 1 and (word, weight, source) in translated):
                 extra[t] = max(extra.get(t, 0.0), weight)  # (a translation's 都 of 京都 is no word)
+                stands[t] = stands.get(t, frozenset()).union(tokenize(source))
     distinct = list(dict.fromkeys(terms + list(extra)))[:4 * params.max_query_terms]
     dfs = store.doc_freqs(distinct)
     unknown = [t for t in dict.fromkeys(terms) if not dfs.get(t) and cached_grams(t)][:MAX_UNKNOWN_WORDS]
@@ -94,7 +96,7 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
             if t in weights:
                 weights[t] = min(weights[t], params.frame_weight)
     indexed = [p for t in expand(units, False) for p in parts.get(t, (t,))]
-    indexed += [t for word, _ in alternatives + translated for t in index_terms(word)]
+    indexed += [t for word, _, _ in alternatives + translated for t in index_terms(word)]
     lone = _lone_chars(units)
     indexed += sorted(lone)
     probe = [t for t in dict.fromkeys(indexed) if weights.get(t, 0) > params.function_weight
@@ -103,7 +105,8 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
                and not _is_unigram(t) and t not in parts and not any(c in t for c in "-_.:/@+")}
     return Query([t for t in terms if t in keep], weights, keep, probe, prefixes,
                  [t for t in unknown if t not in parts], dfs, n_docs,
-                 [u for u in units.split() if is_cjk(u[0])], missing, topic, frozenset(frame))
+                 [u for u in units.split() if is_cjk(u[0])], missing, topic, frozenset(frame),
+                 {t: source for t, source in stands.items() if t in weights})
 
 
 def frame_terms(units):
@@ -443,27 +446,37 @@ def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
     the idf of the query's own words, those no note holds included), about
     0.78 for a chunk holding every word once.  A long number the index does
     not know counts where a term of the chunk starts with it."""
-    idf = {t: bm25_idf(query.n_docs, query.dfs[t]) for t in query.weights}
-    scale = sum(query.weights[t] * idf[t] for t in query.base)
+    n_docs = max(query.n_docs, params.rarity_docs)
+    idf = {t: bm25_idf(n_docs, query.dfs[t]) for t in query.weights}
+    whole = topic_weights(query)
+    scale = sum(w * idf[t] for t, w in whole.items() if t in query.base)
     prefix_counts = {}
     for p in query.prefixes:
         prefix_counts[p] = {key: sum(n for t, n in c.body.items() if t.startswith(p))
                             for key, c in candidates.items()}
         holding = sum(1 for n in prefix_counts[p].values() if n)
-        idf[p] = bm25_idf(query.n_docs, max(holding, 1))
+        idf[p] = bm25_idf(n_docs, max(holding, 1))
         scale += idf[p]
     # words no note holds count too: a hit holding one of a query's three
     # words answers a third of it, though the other two are nowhere
-    missing_idf = bm25_idf(query.n_docs, 0)
-    scale += sum(w * missing_idf for w in query.missing.values())
+    missing_idf = bm25_idf(n_docs, 0)
+    scale += sum(w * missing_idf for t, w in whole.items() if t in query.missing)
     scale = scale or 1.0
     scores = {}
     for key, c in candidates.items():
-        bm25 = 0.0
+        bm25, standing = 0.0, {}
         for t, w in query.weights.items():
             tf = c.body.get(t, 0) + params.heading_weight * c.head.get(t, 0)
             if tf:
-                bm25 += w * bm25_weight(tf, idf[t], c.length, avg_length)
+                part = w * bm25_weight(tf, idf[t], c.length, avg_length)
+                if t in query.stands:
+                    held = standing.setdefault(query.stands[t], [0.0, ""])
+                    held[0] += part
+                    held[1] += t
+                else:
+                    bm25 += part
+        for source, (part, alts) in standing.items():  # a synonym or translation stands in for its word
+            bm25 += part * _lacking(source, c, query, idf, missing_idf, alts)
         for p, counts in prefix_counts.items():
             if counts[key]:
                 bm25 += bm25_weight(counts[key], idf[p], c.length, avg_length)
@@ -473,6 +486,29 @@ def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
                 bm25 += like * query.missing[word] * bm25_weight(1, missing_idf, c.length, avg_length)
         scores[key] = 1.0 - math.exp(-params.keyword_scale * bm25 / scale)
     return scores
+
+
+def _lacking(source, c, query, idf, missing_idf, alts=""):
+    """The share of a query word's terms (by weight and idf) a chunk lacks.
+    The word's synonyms and translations (alts, their terms the chunk holds)
+    count for that share of what they hold, never adding to the word:
+    计算神经科学 holds 计算 of 计算机, so its 'Computational' counts for 算机
+    and 机 alone; a chunk without the word gets all of it (东京 for Tokyo).
+    A character the stand-in shares (库 of 数据库 and 资料库) is not the word's."""
+    lacking = whole = 0.0
+    for s in source:
+        if _is_unigram(s) and s in alts:
+            continue
+        if s in query.missing:
+            mass = query.missing[s] * missing_idf
+        elif s in query.weights and s not in query.stands:
+            mass = query.weights[s] * idf[s]
+        else:
+            continue
+        whole += mass
+        if not c.body.get(s, 0) + c.head.get(s, 0):
+            lacking += mass
+    return lacking / whole if whole else 1.0
 
 
 def _resemblance(word, chunk_words, least=0.5):
@@ -520,16 +556,53 @@ def vector_channel(candidates, qvec, params=DEFAULT_PARAMS):
     return scores
 
 
-def proximity(candidate, idf, total):
-    """How much of the query a single line of the chunk holds (idf-weighted,
-    0-1): words that meet in one line answer better than words scattered over
-    six."""
+def proximity(candidate, mass, stand_ins=None):
+    """How much of the query a single line of the chunk holds (0-1): the
+    share of its own terms' mass ({term: weight x idf}, the words no note
+    holds included) the line holds, a term the line lacks counting at the
+    weight of a synonym or translation standing in for it there
+    (stand_ins: {term: [(its stand-in, weight)]}).  Words that meet in one
+    line answer better than words scattered over six."""
+    total = sum(mass.values())
+    if not total:
+        return 0.0
     best = 0.0
     for terms in candidate.lines:
         if terms:
             present = set(terms)
-            best = max(best, sum(w for t, w in idf.items() if t in present))
-    return best / total if total else 0.0
+            held = 0.0
+            for t, m in mass.items():
+                if t in present:
+                    held += m
+                elif stand_ins and t in stand_ins:
+                    held += m * max([min(1.0, w) for alt, w in stand_ins[t] if alt in present] or [0.0])
+            best = max(best, held)
+    return best / total
+
+
+def topic_weights(q):
+    """{term: weight} of the query's own terms a hit is measured against (the
+    words no note holds included): those weighing fully.  Its function
+    words, pairs across word edges (的午 in 昨天的午饭) and a long prompt's
+    chat words count when a hit holds them, never against it: a score says
+    how much of what the query asks a hit holds, the same for a question and
+    a whole chat turn.  All of them when none weighs fully."""
+    own = {t: q.weights[t] for t in q.base}
+    own.update(q.missing)
+    asked = {t: w for t, w in own.items() if w >= 1.0}
+    return asked or own
+
+
+def own_mass(q):
+    """({topic term: weight x idf} (topic_weights), {own term: [(synonym or
+    translation standing in for it, weight)]}) for proximity."""
+    mass = {t: w * math.log(1 + q.n_docs / q.dfs[t]) if t in q.base else w * math.log(1 + q.n_docs)
+            for t, w in topic_weights(q).items()}
+    stand_ins = {}
+    for alt, source in q.stands.items():
+        for t in source:
+            stand_ins.setdefault(t, []).append((alt, q.weights[alt]))
+    return mass, stand_ins
 
 
 MODES = ("hybrid", "keyword", "vector")
@@ -676,10 +749,11 @@ def frame_only(order, candidates, merged, query, params=DEFAULT_PARAMS, bound=()
     """A hit holding the query's frame (电话, 名字叫, phone number) but none
     of its topic answers another question (someone else's phone): it keeps
     frame_only_share of its score, never more than that share of the cut of
-    an answer (ANSWER_CUT), and ranks below every hit holding the topic."""
+    an answer (ANSWER_CUT) or of the weakest hit holding the topic, below
+    which it ranks."""
     holders = [k for k in order if holds_topic(candidates[k], query, k, bound)]
     others = [k for k in order if k not in set(holders)]
-    ceiling = min([params.frame_only_share * ANSWER_CUT] + [merged[k] for k in holders])
+    ceiling = params.frame_only_share * min([ANSWER_CUT] + [merged[k] for k in holders])
     for key in others:
         merged[key] = min(merged[key] * params.frame_only_share, ceiling)
     rows = {k: c.row for k, c in candidates.items()}
@@ -736,8 +810,9 @@ def _rerank(order, candidates, merged, q, dates, params, folded="", when=False):
     file dated on a day the query names or a line that happened then
     ("yesterday" in a note of the next day), and, for a question asking
     when, a text that says a time (kept in [0, 1] by renormalising)."""
-    idf = {t: w * math.log(1 + q.n_docs / q.dfs[t]) for t, w in q.weights.items()}
-    total = sum(idf[t] for t in q.base)
+    # words no note holds count in the whole (a line holding one word of four
+    # the folder lacks holds a quarter of the query, as the keyword channel says)
+    mass, stand_ins = own_mass(q)
     held = {key for key in order if names_dates(dates) and on_asked_day(
         dates, candidates[key].row.date, candidates[key].row.text, candidates[key].row.heading or "")}
     # relative days no hit is of (LoCoMo's "last year", read against today) change no score
@@ -747,7 +822,7 @@ def _rerank(order, candidates, merged, q, dates, params, folded="", when=False):
     for i, key in enumerate(order):
         score = merged[key]
         if i < params.rerank_depth:
-            score += params.proximity_weight * proximity(candidates[key], idf, total)
+            score += params.proximity_weight * proximity(candidates[key], mass, stand_ins)
         row = candidates[key].row
         if key in held:
             score += params.date_weight

@@ -19,10 +19,11 @@ LATIN = "~"  # a table's keys for Latin words: LATIN + the word's first term
 
 
 def expansions(units, root, params=DEFAULT_PARAMS):
-    """[(word, weight)]: the words a query's words may stand for.  A word of a
-    CJK run (2-4 characters) brings in its regional spelling at
-    regional_weight and its synonyms at synonym_weight; a Latin word, the
-    synonyms listed for it (when all of its terms are in the query)."""
+    """[(word, weight, the query's word it stands for)]: the words a query's
+    words may stand for.  A word of a CJK run (2-4 characters) brings in its
+    regional spelling at regional_weight and its synonyms at synonym_weight;
+    a Latin word, the synonyms listed for it (when all of its terms are in
+    the query)."""
     runs = [u for u in units.split() if is_cjk(u[0])]
     latin = set(u for u in units.split() if not is_cjk(u[0]))
     user = os.path.join(root, SYNONYMS_FILE) if root else None
@@ -35,16 +36,17 @@ def expansions(units, root, params=DEFAULT_PARAMS):
         for size in (4, 3, 2):
             for i in range(len(run) - size + 1):
                 for table in tables:
-                    fields = table.get(run[i:i + size])
+                    source = run[i:i + size]
+                    fields = table.get(source)
                     if fields:
-                        found += [(w, params.regional_weight) for w in fields[0].split()]
-                        found += [(w, params.synonym_weight) for w in fields[1].split()]
+                        found += [(w, params.regional_weight, source) for w in fields[0].split()]
+                        found += [(w, params.synonym_weight, source) for w in fields[1].split()]
     for term in latin:
         for table in tables:
             fields = table.get(LATIN + term) or ()
             for word, others in zip(fields[::2], fields[1::2]):
                 if set(tokenize(word)) <= latin:
-                    found += [(w, params.synonym_weight) for w in others.split()]
+                    found += [(w, params.synonym_weight, word) for w in others.split()]
     return found
 
 

@@ -18,6 +18,8 @@ _PARAM_DEFAULTS = [
     # ranking (memory_search); chosen by measurement, see bench/ and the README
     ("weight_keyword", 0.7),     # hybrid = w * keyword + (1 - w) * vector
     ("keyword_scale", 1.5),      # keyword score = 1 - exp(-scale * bm25 / sum of idf)
+    ("rarity_docs", 32),         # a word's rarity (BM25 idf) is read as in a folder of at least this many
+                                 # chunks: in two notes, a word in one of them is not common
     ("gram_weight", 0.3),        # weight of character trigrams in the vector channel
     ("candidate_pool", 50),      # BM25 candidates the other channels re-score
     ("rerank_depth", 20),        # the best hits get the proximity bonus...
