@@ -193,6 +193,28 @@ def is_long_prompt(terms, params=DEFAULT_PARAMS):
     return len({t for t in terms if not _is_unigram(t)}) >= params.long_prompt_terms
 
 
+def is_chat_turn(query, params=DEFAULT_PARAMS):
+    """Whether a query is a whole chat turn: long_prompt_terms distinct
+    words or more, those no note holds included, a Chinese run counted by
+    its words (chinese.word_breaks) rather than its character pairs (a
+    question of twenty characters is still a question)."""
+    units = text_units(query)
+    if not is_long_prompt(expand(units), params):
+        return False  # words are never more than pairs: no need for the word table
+    words = set()
+    for unit in units.split():
+        if not is_cjk(unit[0]):
+            words.add(unit)
+            continue
+        start = 0
+        for i, cut in enumerate(word_breaks(unit) + [True]):
+            if cut:
+                words.add(unit[start:i + 1] if i > start else None)
+                start = i + 1
+    words.discard(None)
+    return len(words) >= params.long_prompt_terms
+
+
 def filler_weights(terms, params=DEFAULT_PARAMS):
     """{term: filler_weight} for the chat words of a long prompt (text/filler.py):
     its topic is in its other words."""
@@ -654,7 +676,9 @@ def _search(store, query, limit, mode, min_score, filters, params):
     lexical = q.probe or q.unknown or q.prefixes
     if not lexical and not share and not asked.only:  # no known word, and no meaning to compare
         return Hits([], channels)
-    rows = find_candidates(store, q, filters, params) if lexical else {}
+    long_prompt = is_chat_turn(query, params)  # (measured: short questions lose by what follows)
+    pool = params._replace(candidate_pool=params.turn_pool) if long_prompt else params
+    rows = find_candidates(store, q, filters, pool) if lexical else {}
     if asked.only:  # a question that is only a date asks for that day's notes
         rows.update(day_notes(store, asked, filters))
     semantic = {}
@@ -677,6 +701,9 @@ def _search(store, query, limit, mode, min_score, filters, params):
     if mode == "hybrid":
         order = _rerank(order, candidates, merged, q, asked, params, fold(query),
                         params.when_weight > 0 and asks_when(query))
+    if params.file_weight > 0 and long_prompt:
+        merged.update(file_evidence(rows, merged, params))
+        order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if asked.spans or asked.only:
         order = by_asked_days(order, rows, merged, asked, params)
     if q.topic and not asked.only:  # a question that is only a date: its words name the day, not a topic
@@ -695,10 +722,50 @@ def _search(store, query, limit, mode, min_score, filters, params):
     if min_score is None and hits:
         floor = max(params.score_floor, params.relative_floor * hits[0].score)
         hits = [h for h in hits if h.score >= floor]
+    if params.spread_share < 1.0 and long_prompt:
+        hits = spread_files(hits, params.spread_share)
     qterms = set(q.weights)
     hits = [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
     return Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
                 _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
+
+
+def file_evidence(rows, merged, params=DEFAULT_PARAMS):
+    """A long prompt's chunks ordered by their own score blended with their
+    file's (file_weight of it): a chat turn refers back to a whole earlier
+    conversation, whose several chunks each hold part of it (passage-to-
+    document evidence).  A file's evidence is the chance one of its best
+    chunks answers, the k-th counting file_decay^k of its score (noisy-or:
+    a file of one chunk is that chunk).  The blend is scaled so the best
+    keeps the best chunk's own score: the top hit's scale, which the cut
+    (ANSWER_CUT) reads, stays what it was."""
+    by_file = {}
+    for key, score in merged.items():
+        by_file.setdefault(rows[key].path, []).append(score)
+    evidence = {}
+    for path, scores in by_file.items():
+        missed = 1.0
+        for i, score in enumerate(sorted(scores, reverse=True)[:8]):
+            missed *= 1.0 - score * params.file_decay ** i
+        evidence[path] = 1.0 - missed
+    w = params.file_weight
+    blended = {k: (1 - w) * s + w * evidence[rows[k].path] for k, s in merged.items()}
+    top = max(blended.values(), default=0.0)
+    scale = max(merged.values(), default=0.0) / top if top else 0.0
+    return {k: s * scale for k, s in blended.items()}
+
+
+def spread_files(hits, share):
+    """A long prompt's hits with each file's k-th hit ordered as if it scored
+    share^k of its score, so a page of results reaches more conversations
+    (the i-th hit keeps the i-th best score)."""
+    seen, spread = Counter(), []
+    for h in hits:
+        spread.append((h.score * share ** seen[h.path], len(spread), h))
+        seen[h.path] += 1
+    order = [h for _, _, h in sorted(spread, key=lambda x: (-x[0], x[1]))]
+    scores = sorted((h.score for h in hits), reverse=True)
+    return [h._replace(score=s) for h, s in zip(order, scores)]
 
 
 def _hit_ids(hits, pairs):

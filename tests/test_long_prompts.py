@@ -1,0 +1,89 @@
+"""A long prompt (a whole chat turn) refers back to an earlier conversation
+whose several chunks each hold part of it (issue 27).  tests/folders/sessions
+holds that conversation (2026-01-05-001: starter, hydration, banneton
+proofing and the Dutch oven, each in chunks of their own) and a café
+inventory chat (2026-01-09-002) whose one line names more of the prompt's
+words than any single chunk of the bread chat."""
+import os
+import unittest
+
+from helpers import ROOT
+import memory_store as ms
+from memsuite.search.ranking import is_chat_turn, search
+from test_quality_rules import FolderCase
+
+FOLDER = os.path.join(ROOT, "tests", "folders", "sessions")
+BREAD, CAFE = "memory/2026-01-05-001.md", "memory/2026-01-09-002.md"
+PROMPT = ("Hi again! I tried the sourdough starter you suggested, and the hydration and the banneton "
+          "proofing worked great. What should I do next about the Dutch oven?")
+
+
+def _read_folder(folder):
+    """{relative path: text} of a committed test folder's notes."""
+    out = {}
+    for name in sorted(os.listdir(os.path.join(folder, "memory"))):
+        with open(os.path.join(folder, "memory", name), encoding="utf-8") as f:
+            out["memory/" + name] = f.read()
+    return out
+
+
+class SessionsFolder(FolderCase):
+    files = _read_folder(FOLDER)  # written into each test's own folder, synced (FolderCase)
+
+    def paths(self, query, **changes):
+        return [h.path for h in self.hits(query, **changes)]
+
+    def hits(self, query, **changes):
+        params = ms.DEFAULT_PARAMS._replace(**changes)
+        return search(self.store, query, limit=6, min_score=0.0, params=params)
+
+
+class FileEvidenceTest(SessionsFolder):
+
+    def test_a_chat_turn_finds_the_conversation_that_holds_its_parts(self):
+        self.assertEqual(self.paths(PROMPT)[0], BREAD)
+        self.assertEqual(self.paths(PROMPT, file_weight=0.0)[0], CAFE)  # by its best chunk alone
+
+    def test_a_short_question_keeps_the_best_single_chunk(self):
+        self.assertEqual(self.paths("sourdough starter hydration proofing")[0], CAFE)
+
+    def test_the_top_score_keeps_its_scale(self):
+        evidence, alone = self.hits(PROMPT), self.hits(PROMPT, file_weight=0.0, spread_share=1.0)
+        self.assertNotEqual(evidence[0].path, alone[0].path)
+        self.assertAlmostEqual(evidence[0].score, alone[0].score, places=3)
+        scores = [h.score for h in evidence]
+        self.assertEqual(scores, sorted(scores, reverse=True))
+
+
+class SpreadFilesTest(SessionsFolder):
+
+    def test_a_page_of_results_reaches_more_conversations(self):
+        spread, packed = self.paths(PROMPT), self.paths(PROMPT, spread_share=1.0)
+        self.assertLess(spread.index(CAFE), packed.index(CAFE))
+        self.assertEqual(spread[0], packed[0])  # the best hit stays first
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class ChatTurnTest(unittest.TestCase):
+
+    def test_a_chat_turn_is_counted_in_words(self):
+        self.assertTrue(is_chat_turn(PROMPT))
+        self.assertFalse(is_chat_turn("what did Caroline bake for the party last weekend at the beach"))
+        # a Chinese question of 24 characters holds 23 character pairs but fewer than ten words
+        self.assertFalse(is_chat_turn("张伟上个月在杭州参加的那个会议是关于什么主题的"))
+        self.assertTrue(is_chat_turn("你好！我按你推荐的方法开始听葡萄酒播客了，通勤的时候听，挺有帮助的。学习计划的下一步是什么？"))
+
+
+class TurnPoolTest(FolderCase):
+    files = {"memory/2026-02-%02d-%03d.md" % (1 + i % 28, i): "# Day %d\n- Baked sourdough with recipe %d.\n" % (i, i)
+             for i in range(120)}
+
+    def test_a_chat_turn_scores_more_candidates(self):
+        question = self.hits("sourdough", limit=200, min_score=0.0)
+        turn = self.hits("Hello! The sourdough you suggested came out well; which recipe should I bake "
+                         "next weekend for my sister's birthday party?", limit=200, min_score=0.0)
+        self.assertLessEqual(len(question), ms.DEFAULT_PARAMS.candidate_pool)
+        self.assertGreater(len(turn), ms.DEFAULT_PARAMS.candidate_pool)
