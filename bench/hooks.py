@@ -59,13 +59,14 @@ def recall_records(data):
             store.sync()
 
             def hits_of(prompt):
+                """(hits, the prompt's recall.unknown_share), as the prompt hook sees them."""
                 if hooks.trivial(prompt):
-                    return []
+                    return [], 0.0
+                query = " ".join(prompt.split())[:hooks.MAX_QUERY_CHARS]
                 try:
-                    return memory_search.search(store, " ".join(prompt.split())[:hooks.MAX_QUERY_CHARS],
-                                                limit=hooks.RECALL_HITS)
+                    return memory_search.search(store, query, limit=hooks.RECALL_HITS), recall.unknown_share(store, query)
                 except memory_store.UsageError:
-                    return []
+                    return [], 0.0
             for q in qs:
                 gold = {(g["path"], g["line"]) for g in q.get("gold", [])}
                 kind = "adversarial" if q.get("adversarial") else "answer"
@@ -77,22 +78,21 @@ def recall_records(data):
     return records
 
 
-def recall_metrics(records, cut, floor, packer="lines",
-                   first=recall.RECALL_FIRST, share=recall.RECALL_SHARE):
+def recall_metrics(records, cut, floor, packer="lines", line_share=recall.LINE_SHARE):
     """{split: {metric: (value, count)}} for one setting (the prompt hook's recall.choose and pack_lines)."""
     out = {}
     for split in ("tune", "held"):
         sums, counts = {}, {}
-        for sp, kind, hits, gold, query in records:
+        for sp, kind, (hits, unknown), gold, query in records:
             if sp != split:
                 continue
-            chosen = recall.choose(hits, query, cut, floor)
+            chosen = recall.choose(hits, query, cut, floor, unknown=unknown)
             if kind == "answer":
                 for b in BUDGETS:
                     if not chosen:
                         ranges = []
                     elif packer == "lines":
-                        ranges = recall.pack_lines(chosen, query, b, first, share)[1]
+                        ranges = recall.pack_lines(chosen, query, b, line_share)[1]
                     else:
                         ranges = [(e.path, e.start_line, e.end_line) for e in memory_search.pack(chosen, query, b)[1]]
                     found = any(p == rp and s <= l <= e for rp, s, e in ranges for p, l in gold)
@@ -126,22 +126,19 @@ def run_recall(data):
         print(_row("%.2f%s" % (cut, " (default)" if cut == recall.RECALL_CUT else ""),
                    recall_metrics(records, cut, recall.RECALL_FLOOR)))
     print("\nHow the budget is filled once the cut (%.2f) is passed:\n" % recall.RECALL_CUT)
-    print("| floor | best hit | other hits | R@300t | R@500t | R@1000t |")
-    print("|---|---|---|---|---|---|")
-    default = (recall.RECALL_FLOOR, "lines", recall.RECALL_FIRST, recall.RECALL_SHARE)
-    for floor, packer, first, share in ((recall.RECALL_FLOOR, "passages", 0, 0), (0.1,) + default[1:],
-                                        (0.3,) + default[1:], (recall.RECALL_FLOOR, "lines", 1.0, 1.0),
-                                        (recall.RECALL_FLOOR, "lines", 1.0, 0.24), (recall.RECALL_FLOOR, "lines", 0.5, 0.12),
-                                        default):
-        m = recall_metrics(records, recall.RECALL_CUT, floor, packer, first=first, share=share)
+    print("| floor | what is sent | R@300t | R@500t | R@1000t |")
+    print("|---|---|---|---|---|")
+    default = (recall.RECALL_FLOOR, "lines", recall.LINE_SHARE)
+    for floor, packer, share in ((recall.RECALL_FLOOR, "passages", 0), (0.1,) + default[1:], (0.3,) + default[1:],
+                                 (recall.RECALL_FLOOR, "lines", 0.04), (recall.RECALL_FLOOR, "lines", 0.1),
+                                 (recall.RECALL_FLOOR, "lines", 1.0), default):
+        m = recall_metrics(records, recall.RECALL_CUT, floor, packer, share)
         if packer == "passages":
-            best, others = "whole, cut at a line (search.sh context)", "whole, until one does not fit"
+            sent = "whole hits, cut at a line, until one does not fit (search.sh context)"
         else:
-            best = "best line and the lines around it within %.2f of the budget × (its score / the next's)^%d" % (
-                first, recall.LEAD_POWER)
-            others = "best line and the lines around it within %.2f of the budget" % share
-        label = "%.2f%s" % (floor, " (default)" if (floor, packer, first, share) == default else "")
-        print("| %s | %s | %s | %s |" % (label, best, others, " | ".join(
+            sent = "the best lines of any hit first, each within %.2f of the budget" % share
+        label = "%.2f%s" % (floor, " (default)" if (floor, packer, share) == default else "")
+        print("| %s | %s | %s |" % (label, sent, " | ".join(
             "%.2f \\| %.2f" % (m["tune"][k][0], m["held"][k][0]) for k in METRICS[:3])))
     print()
 

@@ -7,7 +7,7 @@ import os
 import shutil
 import unittest
 
-from helpers import ROOT
+from helpers import ROOT, TempMemory
 from test_hooks import HookCase, check_citations
 
 CHANGED_FACTS = os.path.join(ROOT, "tests", "folders", "changed-facts")
@@ -163,6 +163,110 @@ class BudgetTest(unittest.TestCase):
         self.assertEqual([(p.start_line, p.end_line, p.text) for p in pieces],
                          [(10, 11, "## Day\n- one"), (13, 13, "- three")])
         self.assertEqual(unheld([h], {line_key(l) for l in ("- one", "- two", "- three")}), [])
+
+
+class BestLinesTest(unittest.TestCase):
+    """pack_lines sends the best lines of any hit first (issue 25, the 500-token budget)."""
+
+    hit = BudgetTest.hit
+
+    def test_a_lower_hit_holding_the_prompt_gives_its_line_before_the_best_hits_weaker_lines(self):
+        from memsuite.search.recall import pack_lines
+        from memsuite.search.results import estimate_tokens
+        top = self.hit("\n".join(["- the garden shed needs paint"] + ["- shed note %d, nothing more" % i for i in range(30)]),
+                       start=1, score=0.6)
+        other = self.hit("- unrelated line\n- the shed key is under the blue garden pot", start=100, score=0.5)
+        text, ranges, _ = pack_lines([top, other], "where is the garden shed key?", 200)
+        self.assertLessEqual(estimate_tokens(text), 200)
+        self.assertIn("under the blue garden pot", text)
+        self.assertIn(("memory/m.md", 101, 101), ranges)
+        self.assertNotIn("unrelated", text, "a line without the prompt's words is not sent")
+
+    def test_long_lines_of_many_hits_stay_within_the_budget(self):
+        from memsuite.search.recall import best_part, pack_lines
+        from memsuite.search.results import estimate_tokens
+        turn = ("**Assistant**: First, 1. **The van** is at the depot (e.g.,level 3) — ask Bob. " * 12).strip()
+        hits = [self.hit("\n".join([turn] * 4), start=1 + 10 * k, score=0.9 - 0.05 * k) for k in range(6)]
+        for budget in (60, 200, 500):
+            text, ranges, _ = pack_lines(hits, "where is the van at the depot?", budget)
+            self.assertLessEqual(estimate_tokens(text), budget)
+            self.assertTrue(ranges or budget < 100, budget)
+        for room in (10, 30, 90):
+            self.assertLessEqual(estimate_tokens(best_part(turn, {"van", "depot"}, room)), room)
+
+    def test_the_reply_after_a_matching_line_comes_with_it(self):
+        from memsuite.search.recall import pack_lines
+        h = self.hit("**Ann**: Where did you park the van?\n**Bob**: Level 3, bay 41, next to the lift.\n"
+                     "**Ann**: Thanks.", score=0.8)
+        text, ranges, _ = pack_lines([h], "Where is the van parked?", 200)
+        self.assertIn("bay 41", text)
+        self.assertEqual(ranges, [("memory/m.md", 10, 11)])
+
+    def test_hits_the_session_holds_are_cited_not_sent_again(self):
+        from memsuite.search.recall import held_whole, line_key, pack_lines, unheld
+        old = self.hit("- the van is on level 3", start=1)
+        new = self.hit("- the van keys are at the desk", start=50)
+        held = {line_key("- the van is on level 3")}
+        self.assertEqual(held_whole([old, new], held), [old])
+        text, ranges, _ = pack_lines(unheld([old, new], held), "van", 200, sent=held_whole([old, new], held))
+        self.assertIn("Already in this session: [memory/m.md:1-1]", text)
+        self.assertNotIn("level 3", text)
+        self.assertEqual(ranges, [("memory/m.md", 50, 50)])
+
+
+class GateTest(unittest.TestCase):
+    """The cut judges a long turn by the part of its topic the memory holds."""
+
+    LONG = ("Hi, I'm back! The violin recital rehearsal went fine and my bow hand aches, so I went through "
+            "the checklist, the morning routine and the evening review. What's the next step?")
+
+    def hit(self, score):
+        return BudgetTest.hit(self, "- checklist, morning routine, evening review", score=score)
+
+    def test_a_long_turn_about_what_the_memory_never_saw_stays_silent(self):
+        from memsuite.search.recall import RECALL_CUT, choose, gate_factor
+        score = RECALL_CUT / gate_factor(self.LONG) + 0.01  # passes on its length alone
+        self.assertTrue(choose([self.hit(score)], self.LONG, unknown=0.0))
+        self.assertEqual(choose([self.hit(score)], self.LONG, unknown=0.5), [])
+
+    def test_a_short_question_is_judged_as_before(self):
+        from memsuite.search.recall import RECALL_CUT, choose
+        question = "violin recital checklist?"
+        self.assertTrue(choose([self.hit(RECALL_CUT)], question, unknown=0.9))
+        self.assertEqual(choose([self.hit(RECALL_CUT - 0.01)], question, unknown=0.0), [])
+
+
+class UnknownShareTest(TempMemory):
+    """recall.unknown_share on a real index: the share of a prompt's topic no note holds."""
+
+    def notes(self, days):
+        for d in range(days):
+            topic = ("sourdough starter", "bike chain", "tax return", "guitar strings")[d % 4]
+            lines = ["# Day %d" % d, ""]
+            for k in range(4):
+                lines += ["## Chat %d" % k, "", "- The %s checklist: a morning routine and an evening review." % topic,
+                          "- The %s is in the schedule now." % topic, ""]
+            self.write("memory/2026-%02d-%02d.md" % (d // 28 + 1, d % 28 + 1), "\n".join(lines))
+        from memsuite.store.memory_store import MemoryStore
+        store = MemoryStore(self.dir, warn=lambda m: None)
+        self.addCleanup(store.close)
+        store.sync()
+        return store
+
+    def test_words_the_memory_never_saw_make_the_share(self):
+        from memsuite.search.recall import unknown_share
+        store = self.notes(60)
+        self.assertGreaterEqual(store.chunk_count(), 200)
+        known = unknown_share(store, "The sourdough starter checklist and the evening review are in the schedule.")
+        foreign = unknown_share(store, GateTest.LONG)
+        self.assertEqual(known, 0.0)
+        self.assertGreater(foreign, 0.5)
+
+    def test_a_small_memory_counts_unknown_words_less(self):
+        from memsuite.search.recall import unknown_share
+        small = unknown_share(self.notes(6), GateTest.LONG)
+        self.assertGreater(small, 0.0)
+        self.assertLess(small, 0.5)
 
 
 class StateTest(unittest.TestCase):

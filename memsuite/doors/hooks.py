@@ -28,7 +28,7 @@ import time
 from ..app.commands import run_search, search_request
 from ..base.fileio import FileLock, write_json_atomic
 from ..files.notes import append_memory
-from ..search.recall import RECALL_CUT, RECALL_FLOOR, choose, pack_lines, unheld
+from ..search.recall import RECALL_CUT, RECALL_FLOOR, choose, held_whole, pack_lines, unheld, unknown_share
 from ..search.results import estimate_tokens
 from ..files.sources import locate_index_dir, resolve_memory_dir, safe_join, user_cache_dir
 from ..store.memory_store import MemoryStore
@@ -278,13 +278,15 @@ def recall(root, prompt, held=(), skip_paths=(), budget=RECALL_TOKENS, cut=RECAL
     store = store or MemoryStore(root, warn=lambda msg: None)
     try:
         hits = run_search(store, search_request(query, limit=RECALL_HITS), sync=own)
+        unknown = unknown_share(store, query) if hits else 0.0
     finally:
         if own:
             store.close()
-    chosen = unheld(choose(hits, query, cut, floor, skip_paths), held)
+    worth = choose(hits, query, cut, floor, skip_paths, unknown)
+    chosen = unheld(worth, held)
     if not chosen:
         return "", [], []
-    text, ranges, keys = pack_lines(chosen, query, budget)
+    text, ranges, keys = pack_lines(chosen, query, budget, sent=held_whole(worth, held))
     return (redact(text), ranges, keys) if ranges else ("", [], [])  # recall goes out unasked: no secret in it
 
 

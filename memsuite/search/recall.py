@@ -1,12 +1,13 @@
 """Recall with few tokens: timelines, context packs,
 and the prompt hook's choice of what to send."""
+import math
 import re
 
 from ..text.chinese import is_cjk
 from ..text.citations import cite, parse_reference, ranges_overlap
 from ..base.options import to_date
-from .results import GIST_TOKENS, TAIL_LINES, estimate_tokens, gist
-from .ranking import ANSWER_CUT, search
+from .results import CJK_CHAR, GIST_TOKENS, TAIL_LINES, estimate_tokens, gist
+from .ranking import ANSWER_CUT, analyse_query, search
 from ..text.markdown import is_heading
 from ..text.tokenizer import tokenize
 from ..base.records import StoreError, UsageError, record
@@ -177,12 +178,14 @@ def pack(hits, query, budget):
 
 RECALL_CUT = ANSWER_CUT  # the one calibrated "this answers it" line (search/ranking.py; bench/calibration.py)
 RECALL_FLOOR = 0.2      # once the best hit passes the cut, others down to this score fill the budget
-RECALL_FIRST = 0.3      # the budget's share the best hit may take when the next one scores as well...
-LEAD_POWER = 4          # ...times (its score / the next one's) ** this (bench/hooks.py, bench/autorecall.py: tuning)
-RECALL_SHARE = 0.08     # the budget's share of any other hit (about a sentence at 500 tokens): several are cited
 QUESTION_WORDS = 10     # a question's content words: longer prompts' scores are raised to compare with its cut
-LENGTH_EXPONENT = 0.4   # how much (bench/autorecall.py, RealMem tuning personas)
-_SENTENCE = r"[^.!?。！？;；]*(?:[.!?]+(?=\s|$)|[。！？;；]+|$)"  # compiled when a hook first cuts a line
+LENGTH_EXPONENT = 0.5   # how much (bench/autorecall.py, RealMem tuning personas)
+UNKNOWN_FULL_CHUNKS = 200  # a memory this big knows the everyday words: below it, unknown words count less
+LINE_SHARE = 0.06       # the budget's share of one line (30 tokens at 500): a longer one is cut to its best sentences
+SCORE_POWER = 2         # a line's worth: (its hit's score ** this) x the share of the prompt's words it holds
+REPLY_SHARE = 0.5       # the line after one holding the prompt's words is worth this share of it (the reply)
+SENT_CITED = 3          # hits the session holds whole that a recall still cites (not sends) as answering it
+_SENTENCE = r"(?:[^.!?。！？;；]|[.!?](?![.!?]{0,8}(?:\s|$)))*(?:[.!?]+(?=\s|$)|[。！？;；]+|$)"  # (e.g. stays in); compiled on first use
 
 
 def content_words(text):
@@ -194,19 +197,51 @@ def content_words(text):
 
 
 def length_factor(query):
-    """What a prompt's scores are multiplied by before the cut.  A hit's
+    """How much a prompt's scores are raised for its length.  A hit's
     score is the share of the query's words it holds, so a 60-word turn
     scores lower than a 6-word question for the same match; scores are
     raised by (words / QUESTION_WORDS) ** LENGTH_EXPONENT, never lowered."""
     return max(1.0, content_words(query) / QUESTION_WORDS) ** LENGTH_EXPONENT
 
 
-def choose(hits, query, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=()):
+def unknown_share(store, query):
+    """The share of a prompt's topic that no note of this memory holds: its
+    topic words (ranking.topic_terms: no chat filler, frame or function
+    words) weighted by idf, a word the index never saw weighing most.
+    Another person's chat turn is mostly about things this memory never
+    saw, and matches it only on its everyday words.  A small memory has not
+    seen many everyday words yet: the share counts in proportion to its
+    chunks up to UNKNOWN_FULL_CHUNKS.  0.0 for an empty memory or a prompt
+    without topic words."""
+    q = analyse_query(store, query, store.params)
+    if not q.n_docs:
+        return 0.0
+    unseen = math.log(1 + q.n_docs)
+    known = [math.log(1 + q.n_docs / q.dfs[t]) for t in q.base
+             if q.weights.get(t, 0) >= 1.0 and t not in q.frame and not (len(t) == 1 and is_cjk(t))]
+    missing = [unseen for t, w in q.missing.items() if w >= 1.0 and t not in q.frame]
+    total = sum(known) + sum(missing)
+    return sum(missing) / total * min(1.0, q.n_docs / float(UNKNOWN_FULL_CHUNKS)) if total else 0.0
+
+
+def gate_factor(query, unknown=0.0):
+    """What a prompt's scores are multiplied by before the cut: a question
+    of up to QUESTION_WORDS content words, 1 (its one unknown word is as
+    often a paraphrase or a typo); a longer turn, length_factor times the
+    share of its topic the memory holds (1 - unknown_share): the length
+    forgives a turn for words no hit holds, not for words the memory has
+    never seen."""
+    factor = length_factor(query)
+    return factor * (1.0 - unknown) if factor > 1.0 else factor
+
+
+def choose(hits, query, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=(), unknown=0.0):
     """The hits worth injecting for a prompt: none unless the best scores at
     least `cut` (the line absent topics stay below, scores made comparable
-    across prompt lengths by length_factor); then every hit scoring at least
-    `floor` the same way, outside skip_paths."""
-    factor = length_factor(query)
+    across prompt lengths by gate_factor; unknown is the prompt's
+    unknown_share); then every hit scoring at least `floor` the same way,
+    outside skip_paths."""
+    factor = gate_factor(query, unknown)
     if not hits or hits[0].score * factor < cut:
         return []
     return [h for h in hits if h.score * factor >= floor and h.path not in skip_paths]
@@ -233,22 +268,27 @@ def unheld(hits, held):
     return out
 
 
+def held_whole(hits, held):
+    """The hits every line of which the session holds (line_key)."""
+    return [h for h in hits if held and all(not l.strip() or line_key(l) in held for l in h.text.split("\n"))]
+
+
 def best_part(line, wanted, room):
     """The run of a line's sentences holding most of the wanted terms within
     room tokens (a line longer than a budget can still be cited), marked
     with … where it was cut; "" when not even a word fits."""
     spans = [m.span() for m in re.finditer(_SENTENCE, line) if m.group().strip()] or [(0, len(line))]
     hits = [len(wanted & set(tokenize(line[a:b]))) for a, b in spans]
+    size = _sizer(line)
     best = None
     for i in range(len(spans)):
         for j in range(i, len(spans)):
-            piece = line[spans[i][0]:spans[j][1]].strip()
-            if estimate_tokens(piece) + 2 > room:
+            if size(spans[i][0], spans[j][1]) + 2 > room:
                 break
             key = (sum(hits[i:j + 1]), -i)
             if best is None or key > best[0]:
                 best = (key, i, j)
-    if best is None:  # one sentence too long: its start, at a word
+    if best is None or (not best[0][0] and any(hits)):  # the sentence wanted is too long: its start, at a word
         i = max(range(len(spans)), key=lambda k: (hits[k], -k))
         text = gist(line[spans[i][0]:], max(room - 2, 0))
         return "" if len(text) < 2 else ("…" if spans[i][0] else "") + text
@@ -256,68 +296,115 @@ def best_part(line, wanted, room):
     return ("…" if i else "") + line[spans[i][0]:spans[j][1]].strip() + ("…" if j + 1 < len(spans) else "")
 
 
-def pack_lines(hits, query, budget, first=RECALL_FIRST, share=RECALL_SHARE):
-    """(markdown, [(path, first, last)], [line keys]): the hits in rank
-    order, cited, within budget (estimated tokens): each as the line holding
-    most of the query's terms and as many lines around it as fit in its room
-    (first_room for the best hit, the `share` of the budget for every
-    other, so several are cited; the citation comes on top, with the
-    heading for the best hit only); a line too long for its room is cut to its best sentences."""
+def _sizer(line):
+    """estimate_tokens of line[a:b] for any a, b, without measuring each piece
+    again: where the line's CJK characters are is found once."""
+    if line.isascii():
+        return lambda a, b: (b - a + 3) // 4
+    import bisect
+    at = [m.start() for m in CJK_CHAR.finditer(line)]
+
+    def size(a, b):
+        cjk = bisect.bisect_left(at, b) - bisect.bisect_left(at, a)
+        return cjk + (b - a - cjk + 3) // 4
+    return size
+
+
+def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, reply=REPLY_SHARE, sent=()):
+    """(markdown, [(path, first, last)], [line keys]): the best lines of the
+    hits within budget (estimated tokens), best first, whatever hit they
+    are in: a line is worth (its hit's score ** power) x the share of the
+    prompt's words it holds (the line after such a line, its reply, `reply`
+    of that).  Each line takes at most line_share of the budget (a longer
+    one is cut to its best sentences), so the lines of several sessions
+    fit; what is left then goes to the cut lines, best first.  Shown in
+    rank order, each run of lines under its citation (the best hit's with
+    its heading).  sent: hits the session already holds whole, cited on
+    one line first (at most SENT_CITED) so the agent knows they answer this
+    prompt too."""
     wanted = set(tokenize(query))
     header = "## Memories for: %s\n" % gist(query, GIST_TOKENS)
-    used, blocks, ranges, keys = estimate_tokens(header), [], [], []
-    first, share = first_room(hits, first * budget, budget), int(share * budget)
-    for k, h in enumerate(hits):
-        block, a, b, shown = _fit(h, wanted, first if k == 0 else share, budget - used, heading=k == 0)
-        if block:
-            used += estimate_tokens(block)
-            blocks.append(block)
-            ranges.append((h.path, a, b))
-            keys += [line_key(l) for l in shown if l.strip()]
-        if budget - used < 40:
+    if sent:
+        header += "Already in this session: %s\n" % " ".join(
+            "[%s]" % cite(h.path, h.start_line, h.end_line) for h in sent[:SENT_CITED])
+    used = estimate_tokens(header)
+    cap = max(int(line_share * budget), 8)
+    picked = {}  # {hit rank: {line index: text shown}}
+    for _, k, i in _worth(hits, wanted, power, reply):
+        if budget - used < 12:  # not even a citation and a word fit
             break
+        line = hits[k].text.split("\n")[i]
+        text = line if estimate_tokens(line) + 1 <= cap else best_part(line, wanted, cap - 1)
+        if text != line and not wanted & set(tokenize(text)):  # a piece without the prompt's words tells nothing
+            continue
+        cost = estimate_tokens(text) + 1 + _title_cost(hits, picked, k, i)
+        if used + cost <= budget:
+            used += cost
+            picked.setdefault(k, {})[i] = text
+    _widen(hits, picked, wanted, budget - used)
+    blocks, ranges, keys = [], [], []
+    for k in sorted(picked):
+        for n, run in enumerate(_runs(sorted(picked[k]))):
+            h = hits[k]
+            blocks.append(_title(h, run[0], run[-1], heading=k == 0 and n == 0) +
+                          "\n".join(picked[k][i] for i in run) + "\n")
+            ranges.append((h.path, h.start_line + run[0], h.start_line + run[-1]))
+            keys += [line_key(h.text.split("\n")[i]) for i in run]
     return header + "".join(blocks), ranges, keys
 
 
-def first_room(hits, first, budget):
-    """The room of the best hit in tokens: `first` times (its score / the
-    next one's) ** LEAD_POWER, within budget: a hit that stands out is likelier to hold the
-    answer than one among equals, where citing more of them does better."""
-    if len(hits) < 2 or hits[1].score <= 0:
-        return budget
-    return int(min(budget, first * (hits[0].score / hits[1].score) ** LEAD_POWER))
+def _worth(hits, wanted, power, reply):
+    """[(worth, hit rank, line index)] of every line holding a prompt word or
+    replying to one, best first (on a tie, the earlier line, then the better
+    hit: equal hits each give their first lines before their others)."""
+    out = []
+    total = float(len(wanted)) or 1.0
+    for k, h in enumerate(hits):
+        lines = h.text.split("\n")
+        held = [len(wanted & set(tokenize(l))) / total if l.strip() and not is_heading(l) else 0.0 for l in lines]
+        for i, share in enumerate(held):
+            if i and lines[i].strip() and not is_heading(lines[i]):
+                share = max(share, reply * held[i - 1])
+            if share > 0:
+                out.append((h.score ** power * share, k, i))
+    out.sort(key=lambda w: (-w[0], w[2], w[1]))
+    return out
 
 
-def _fit(h, wanted, room, limit, heading=True):
-    """(block, first, last, lines shown) of one hit: its best line and the
-    nearest lines around it while they fit in room tokens, or its best line's
-    best sentences; its citation (and heading) come on top, the whole
-    within limit tokens; ("", 0, 0, []) when nothing fits."""
-    lines = h.text.split("\n")
-    best = max(range(len(lines)), key=lambda i: (len(wanted & set(tokenize(lines[i]))), -i))
-    if not lines[best].strip():
-        return "", 0, 0, []
-    room = min(room, limit - estimate_tokens(_title(h, 0, len(lines) - 1, heading)))
-    used = estimate_tokens(lines[best]) + 1
-    if used > room:
-        title = _title(h, best, best, heading)
-        part = best_part(lines[best], wanted, room - 1)
-        if not wanted & set(tokenize(part)):  # a piece without the prompt's words tells nothing
-            return "", 0, 0, []
-        return title + part + "\n", h.start_line + best, h.start_line + best, [lines[best]]
-    lo, hi, grow = best, best + 1, True
-    while grow:
-        grow = False
-        for i in (hi, lo - 1):  # the next line below, then above
-            if 0 <= i < len(lines) and used + estimate_tokens(lines[i]) + 1 <= room:
-                used += estimate_tokens(lines[i]) + 1
-                lo, hi, grow = min(lo, i), max(hi, i + 1), True
-    while not lines[lo].strip():
-        lo += 1
-    while not lines[hi - 1].strip():
-        hi -= 1
-    block = _title(h, lo, hi - 1, heading) + "\n".join(lines[lo:hi]) + "\n"
-    return block, h.start_line + lo, h.start_line + hi - 1, lines[lo:hi]
+def _title_cost(hits, picked, k, i):
+    """Tokens of the citation a line adds: none when it joins a run of lines
+    already picked in its hit; the best hit's first citation brings its heading."""
+    mine = picked.get(k, {})
+    if i - 1 in mine or i + 1 in mine:
+        return 0
+    return estimate_tokens(_title(hits[k], i, i + 9, heading=k == 0 and not mine))
+
+
+def _widen(hits, picked, wanted, room):
+    """Give what the budget has left to the lines cut to fit LINE_SHARE, best
+    line first: a single long answer is still shown as much as the budget allows."""
+    for k in sorted(picked):
+        for i, text in sorted(picked[k].items()):
+            line = hits[k].text.split("\n")[i]
+            if text == line or room < 4:
+                continue
+            wider = line if estimate_tokens(line) + 1 <= estimate_tokens(text) + room else \
+                best_part(line, wanted, estimate_tokens(text) + room - 1)
+            grown = estimate_tokens(wider) - estimate_tokens(text)
+            if 0 < grown <= room:  # (a sentence's best run is measured by its parts: check the whole)
+                room -= grown
+                picked[k][i] = wider
+
+
+def _runs(indexes):
+    """Sorted line indexes as runs of neighbours: [1, 2, 5] -> [[1, 2], [5]]."""
+    runs = []
+    for i in indexes:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
 
 
 def _title(h, lo, hi, heading=True):

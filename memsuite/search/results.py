@@ -309,10 +309,15 @@ def highlight(text, qterms, colour):
 GIST_TOKENS = 20  # a compact hit's gist: about 80 characters of English, 20 of Chinese
 
 
+CJK_CHAR = re.compile("[\u3040-\ud7ff\uf900-\ufaff\U00020000-\U00033fff]")  # chinese.is_cjk_char's
+
+
 def estimate_tokens(text):
     """Tokens a model reads for text, roughly: one per CJK character, one per
     four other characters (English words run three to five)."""
-    cjk = sum(1 for c in text if is_cjk(c)) if not text.isascii() else 0
+    if text.isascii():
+        return (len(text) + 3) // 4
+    cjk = len(CJK_CHAR.findall(text))
     return cjk + (len(text) - cjk + 3) // 4
 
 
