@@ -17,7 +17,9 @@ import unittest
 from helpers import ROOT, TempMemory, clean_env
 
 SEARCH = os.path.join(ROOT, "search.sh")
-TODAY = time.strftime("%Y-%m-%d")
+def today():
+    """Today as the code under test reads it, at the moment of asking (a run may cross midnight)."""
+    return time.strftime("%Y-%m-%d")
 CLAUDE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd", "Stop")
 
 SECRETS = ["sk-ant-api03-AAAABBBBCCCCDDDDEEEEFFFF0000", "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
@@ -257,7 +259,7 @@ class CaptureTest(HookCase):
         self.capture(trigger="manual")
         files = self.session_files()
         self.assertEqual(len(files), 1)
-        self.assertTrue(os.path.basename(files[0]).startswith(TODAY + "-session-"))
+        self.assertTrue(os.path.basename(files[0]).startswith(today() + "-session-"))
         with open(files[0], encoding="utf-8") as f:
             text = f.read()
         self.assertEqual(text.count("<!-- session:sess-1 -->"), 1)
@@ -663,7 +665,7 @@ class AddWritingTest(TempMemory):
     def test_heading_is_reused(self):
         for i in range(5):
             self.assertEqual(self.add("batch note %d" % i, "--heading", "Batch").returncode, 0)
-        text = self.read("memory/%s.md" % TODAY)
+        text = self.read("memory/%s.md" % today())
         self.assertEqual(text.count("## Batch"), 1)
         self.assertEqual(text.count("batch note"), 5)
 
@@ -690,14 +692,15 @@ class AddWritingTest(TempMemory):
         self.assertIn("memory/2026-01-01.md: <private> at line 3 is never closed", status)
 
     def test_invalid_utf8_is_rejected(self):
-        self.write("memory/%s.md" % TODAY, "# %s\n\n- fine\n" % TODAY)
+        day = today()
+        self.write("memory/%s.md" % day, "# %s\n\n- fine\n" % day)
         p = self.add("-", input_bytes=b"caf\xe9 au lait\n")
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn(b"UTF-8", p.stderr)
         p = subprocess.run([SEARCH, "add", "--dir", self.dir, os.fsdecode(b"bad \xff arg")],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(), timeout=60)
         self.assertEqual(p.returncode, 2, p.stderr)
-        with open(os.path.join(self.dir, "memory", "%s.md" % TODAY), "rb") as f:
+        with open(os.path.join(self.dir, "memory", "%s.md" % day), "rb") as f:
             f.read().decode("utf-8")  # still valid UTF-8
 
 
