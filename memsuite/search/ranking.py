@@ -183,8 +183,16 @@ def topic_terms(store, prompt, params=None):
     last.  Its search scores measure how much of these a hit holds, whatever
     the prompt's length (the prompt hook's gate relies on that)."""
     q = analyse_query(store, prompt, params or store.params)
+    own, unseen = topic_parts(q)
+    return sorted(own, key=lambda t: (q.dfs[t], t)) + unseen
+
+
+def topic_parts(q):
+    """([topic terms the index holds], [topic words no note holds]) of an
+    analysed query: its terms that weigh fully, outside its frame, no lone
+    Chinese characters."""
     own = [t for t in q.base if q.weights.get(t, 0) >= 1.0 and t not in q.frame and not _is_unigram(t)]
-    return sorted(own, key=lambda t: (q.dfs[t], t)) + [t for t, w in q.missing.items() if w >= 1.0 and t not in q.frame]
+    return own, [t for t, w in q.missing.items() if w >= 1.0 and t not in q.frame]
 
 
 def is_long_prompt(terms, params=DEFAULT_PARAMS):

@@ -7,7 +7,7 @@ from ..text.chinese import is_cjk
 from ..text.citations import cite, parse_reference, ranges_overlap
 from ..base.options import to_date
 from .results import CJK_CHAR, GIST_TOKENS, TAIL_LINES, estimate_tokens, gist
-from .ranking import ANSWER_CUT, analyse_query, search
+from .ranking import ANSWER_CUT, analyse_query, search, topic_parts
 from ..text.markdown import is_heading
 from ..text.tokenizer import tokenize
 from ..base.records import StoreError, UsageError, record
@@ -206,7 +206,7 @@ def length_factor(query):
 
 def unknown_share(store, query):
     """The share of a prompt's topic that no note of this memory holds: its
-    topic words (ranking.topic_terms: no chat filler, frame or function
+    topic words (ranking.topic_parts: no chat filler, frame or function
     words) weighted by idf, a word the index never saw weighing most.
     Another person's chat turn is mostly about things this memory never
     saw, and matches it only on its everyday words.  A small memory has not
@@ -216,10 +216,9 @@ def unknown_share(store, query):
     q = analyse_query(store, query, store.params)
     if not q.n_docs:
         return 0.0
-    unseen = math.log(1 + q.n_docs)
-    known = [math.log(1 + q.n_docs / q.dfs[t]) for t in q.base
-             if q.weights.get(t, 0) >= 1.0 and t not in q.frame and not (len(t) == 1 and is_cjk(t))]
-    missing = [unseen for t, w in q.missing.items() if w >= 1.0 and t not in q.frame]
+    own, unseen = topic_parts(q)
+    known = [math.log(1 + q.n_docs / q.dfs[t]) for t in own]
+    missing = [math.log(1 + q.n_docs)] * len(unseen)
     total = sum(known) + sum(missing)
     return sum(missing) / total * min(1.0, q.n_docs / float(UNKNOWN_FULL_CHUNKS)) if total else 0.0
 
