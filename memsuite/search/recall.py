@@ -198,8 +198,9 @@ def content_words(text):
 
 def length_factor(query):
     """How much a prompt's scores are raised for its length.  A hit's
-    score is the share of the query's words it holds, so a 60-word turn
-    scores lower than a 6-word question for the same match; scores are
+    score is the share of what the query asks that it holds, so a 60-word
+    turn still scores lower than a 6-word question for the same match (its
+    chat words no longer count against it, its other words do); scores are
     raised by (words / QUESTION_WORDS) ** LENGTH_EXPONENT, never lowered."""
     return max(1.0, content_words(query) / QUESTION_WORDS) ** LENGTH_EXPONENT
 
