@@ -91,6 +91,24 @@ class NewestFactFirstTest(MonthOfNotes):
         self.assertIn("earlier, 2026-11-05", out)
 
 
+class SameThingTest(TempMemory):
+    """A later note is about the same thing only when one of its lines holds
+    the query's words the earlier line holds, not when they are spread over
+    lines about other things (a log's entries each have a clock time)."""
+    files = {"memory/2024-04-01.md": "# 2024-04-01\n\n- 17:49 新兴产业峰会的规模是八千人。\n",
+             "memory/2024-04-02.md": "# 2024-04-02\n\n- 09:04 新兴产业峰会的地点是山西太原。\n"
+                                     "- 20:05 创新法治研讨会的规模是四百人。\n"}
+
+    def test_words_spread_over_other_lines_do_not_make_a_newer_statement(self):
+        store = ms.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.sync()
+        loose = store.params._replace(supersede_share=0.5)  # so only what the lines say decides
+        hits = search(store, "新兴产业峰会的规模是什么？", min_score=0.0, params=loose)
+        self.assertEqual(hits[0].path, "memory/2024-04-01.md", [(h.id, h.score) for h in hits])
+        self.assertFalse(hits.earlier)
+
+
 class OneCutTest(unittest.TestCase):
     """SKILL.md, the hooks and bench/calibration.py read one cut."""
 

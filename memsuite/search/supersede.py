@@ -11,7 +11,7 @@ from ..text.tokenizer import tokenize
 # Two lines speak of the same thing when this share of the words of the
 # shorter (bigrams, Latin words) is in the other.
 SAME_LINE = 0.25
-NO_FACTS = (frozenset(), frozenset())
+NO_FACTS = (frozenset(), frozenset(), 0)
 
 
 def newest_first(order, candidates, merged, query, params):
@@ -58,18 +58,20 @@ def _later(new, old):
 
 
 def _facts(lines, words):
-    """(times or numbers, other words) of the lines (_tokenized_lines) holding most of words."""
-    about = _lines_about(lines, words)
+    """(times or numbers, other words, how many of words one line holds) of
+    the lines (_tokenized_lines) holding most of words."""
+    about, most = _lines_about(lines, words)
     times = times_in(about)
-    return times, (_words(about) - times if times else set())
+    return times, (_words(about) - times if times else set()), most
 
 
 def _differs(old, new):
     """Whether a later text says something else than an earlier one about
-    the query's words (each as _facts gives them): other times or numbers,
-    the rest of the lines alike (SAME_LINE)."""
-    (before, mine), (after, theirs) = old, new
-    if not (before and after) or before == after:
+    the query's words (each as _facts gives them): a line holding as many of
+    them (not the words spread over lines of other things), other times or
+    numbers, the rest of the lines alike (SAME_LINE)."""
+    (before, mine, held), (after, theirs, holds) = old, new
+    if not (before and after) or before == after or holds < held:
         return False
     return bool(mine and theirs) and len(mine & theirs) >= SAME_LINE * min(len(mine), len(theirs))
 
@@ -86,7 +88,7 @@ def _tokenized_lines(text):
 
 
 def _lines_about(lines, words):
-    """The lines holding the most of the query's words, joined."""
+    """(the lines holding the most of the query's words, joined; that most)."""
     counts = [len(words & terms) for _, terms in lines]
     most = max(counts or [0])
-    return "\n".join(line for (line, _), n in zip(lines, counts) if n == most and n)
+    return "\n".join(line for (line, _), n in zip(lines, counts) if n == most and n), most

@@ -49,6 +49,11 @@ class ClaudeCodeTest(ClientCase):
         m = cls.stub.mark()
         cls.claude("-p", "What's my badge number now? 我女儿的钢琴课是什么时候？")
         cls.third = cls.stub.bodies(m)
+        # the same question under a 250-token brief: a fact's line can fall out of the brief
+        m = cls.stub.mark()
+        cls.run_client([CLAUDE, "-p", "What's my badge number now? 我女儿的钢琴课是什么时候？"],
+                       env=dict(cls.env, MEMORY_HOOK_BRIEF_TOKENS="250"))
+        cls.small_brief = cls.stub.bodies(m)
         # two sessions started a second apart
         procs = []
         for fact in ("Remember that my locker is number 17.", "Remember that my bike lock code is 5521."):
@@ -85,6 +90,16 @@ class ClaudeCodeTest(ClientCase):
 
     def test_a_new_session_gets_the_facts(self):
         self.check_new_session_gets(self.third, ["88412", "周三下午四点"])
+
+    def test_a_small_brief_still_brings_the_newest_facts(self):
+        """Issue 25's case: with a 250-token brief the new badge and lesson time
+        were skipped and the outdated lesson time injected instead."""
+        body = self.small_brief[-1]
+        [brief] = briefs(body)
+        self.assertLess(len(brief), len(briefs(self.third[-1])[0]), "the budget did not reach the brief")
+        text = "\n".join(notes(body))
+        for fact in ("88412", "周三下午四点"):
+            self.assertIn(fact, text)
 
     def test_two_sessions_a_second_apart_write_two_files(self):
         self.check_two_files("locker is number 17", "5521")
