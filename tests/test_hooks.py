@@ -183,6 +183,19 @@ class SessionStartTest(HookCase):
         self.assertNotIn("fact 3.59", context)  # not the whole file
         check_citations(self, self.dir, context)
 
+    def test_a_small_budget_sends_lines_not_bare_headings(self):
+        self.write("MEMORY.md", "# MEMORY\n\n" + "".join("## Topic %d\n- topic %d's fact, long enough that one line of "
+                                                          "every section cannot fit a small budget\n\n" % (i, i)
+                                                          for i in range(12)))
+        context, _ = self.hook("SessionStart", source="startup", args=["--budget", "250"])
+        self.assertIn("## Long-term notes (MEMORY.md)\n", context)  # the first sections, if not all
+        part = context.split("## Long-term notes (MEMORY.md)\n", 1)[1].split("\n\n## ", 1)[0]
+        self.assertIn("topic 0's fact", part)
+        shown = part.splitlines()
+        for k, line in enumerate(shown):  # every heading has a line under it
+            if line.startswith("## "):
+                self.assertTrue(k + 1 < len(shown) and shown[k + 1].startswith("- "), part)
+
     def test_a_large_budget_is_still_cut_at_9500_characters(self):
         self.write("MEMORY.md", "# MEMORY\n\n" + "".join("## Topic %d\n- a fact about topic %d, long enough to "
                                                           "count for something in the brief\n\n" % (i, i)

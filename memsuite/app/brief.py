@@ -78,27 +78,52 @@ def render(pieces, held=()):
 def memory_md_part(root, budget):
     """[(rel, lines, picked)]: the most useful part of MEMORY.md within
     budget tokens: the whole file when it fits, else every section's heading
-    and its first lines (as many per section as fit), so every topic is
-    represented."""
+    with its first lines (as many per section as fit), so every topic is
+    represented; when not even one line per section fits, the first sections
+    with their first line (a heading alone tells nothing)."""
     lines = _lines(root, "MEMORY.md")
     if not lines:
         return []
-    starts = [i for i, l in enumerate(lines) if is_heading(l)] or [0]
-    if starts[0] != 0:
-        starts.insert(0, 0)
-    sections = []
-    for k, s in enumerate(starts):
-        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
-        sections.append([i for i in range(s, end) if _visible(lines[i])])
+    sections = _sections(lines)
+    fits = lambda picked: _tokens(_block("MEMORY.md", picked, lines)) <= budget
     best = None
-    for per in range(1, max(len(s) for s in sections) + 1):
-        picked = sorted(i for s in sections for i in s[:per])
-        if _tokens(_block("MEMORY.md", picked, lines)) > budget:
+    for per in range(1, max(len(body) for _, body in sections) + 1):
+        picked = _first_lines(sections, per)
+        if not fits(picked):
             break
         best = picked
-        if all(len(s) <= per for s in sections):
+        if all(len(body) <= per for _, body in sections):
             break
+    if best is None:
+        best = []
+        for k in range(1, len(sections) + 1):
+            picked = _first_lines(sections[:k], 1)
+            if picked != best and not fits(picked):
+                break
+            best = picked
     return [("MEMORY.md", lines, best)] if best else []
+
+
+def _sections(lines):
+    """[(heading index or None, [its visible lines' indexes])] of a file, in order."""
+    starts = [i for i, l in enumerate(lines) if is_heading(l)]
+    if not starts or starts[0] != 0:
+        starts.insert(0, None)  # the lines above the first heading
+    out = []
+    for k, s in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        first = 0 if s is None else s + 1
+        out.append((s, [i for i in range(first, end) if _visible(lines[i])]))
+    return out
+
+
+def _first_lines(sections, per):
+    """Sorted indexes: each section's first per lines, under its heading (a section with none is left out)."""
+    picked = []
+    for head, body in sections:
+        if body:
+            picked += ([] if head is None else [head]) + body[:per]
+    return sorted(picked)
 
 
 def _ranges(rel, picked):
