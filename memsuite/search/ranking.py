@@ -698,17 +698,13 @@ def _search(store, query, limit, mode, min_score, filters, params):
     candidates = make_candidates(rows, params)
     bound = discount_longer_words(candidates, q, store, params) or set()
     avg_length = (store.total_terms() / float(q.n_docs)) or 1.0
-    keyword = keyword_channel(candidates, q, avg_length, params)
-    vector = vector_channel(candidates, query_vector(q, store, params), params) if mode != "keyword" else {}
-    w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode]
-    lex = {k: w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0) for k in rows}
-    merged = {k: (1 - share) * lex[k] + share * semantic.get(k, 0.0) for k in rows}
-    if share and params.semantic_fusion == "rrf":
-        merged = rank_fusion(rows, lex, semantic, merged, share, params.rrf_k)
-    order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
-    if mode == "hybrid":
-        order = _rerank(order, candidates, merged, q, asked, params, fold(query),
-                        params.when_weight > 0 and asks_when(query))
+    scored = lambda sub: _scores(store, sub, candidates, rows, mode, share, semantic,  # noqa: E731
+                                 avg_length, asked, params, query)
+    keyword, vector, merged, order = scored(q)
+    for sub in (_questions(query, q) if params.question_scores and ("?" in query or "？" in query) else ()):
+        for k, score in scored(sub)[2].items():  # a hit answering one of the prompt's questions
+            merged[k] = max(merged[k], score)
+        order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if params.file_weight > 0 and long_prompt:
         merged.update(file_evidence(rows, merged, params))
         order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
@@ -736,6 +732,37 @@ def _search(store, query, limit, mode, min_score, filters, params):
     hits = [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
     return Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
                 _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
+
+
+def _scores(store, q, candidates, rows, mode, share, semantic, avg_length, asked, params, query):
+    """(keyword, vector, merged, order) of the candidates for an analysed
+    query: the channels, their merge, and in hybrid mode the bonuses for
+    the best hits (_rerank)."""
+    keyword = keyword_channel(candidates, q, avg_length, params)
+    vector = vector_channel(candidates, query_vector(q, store, params), params) if mode != "keyword" else {}
+    w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode]
+    lex = {k: w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0) for k in rows}
+    merged = {k: (1 - share) * lex[k] + share * semantic.get(k, 0.0) for k in rows}
+    if share and params.semantic_fusion == "rrf":
+        merged = rank_fusion(rows, lex, semantic, merged, share, params.rrf_k)
+    order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
+    if mode == "hybrid":
+        order = _rerank(order, candidates, merged, q, asked, params, fold(query),
+                        params.when_weight > 0 and asks_when(query))
+    return keyword, vector, merged, order
+
+
+def _questions(query, q):
+    """The sub-queries of the questions a prompt asks on their own (search/
+    questions.py, loaded only for a query holding a question mark)."""
+    from .questions import questions_of
+    return questions_of(query, q, _asks_topic)
+
+
+def _asks_topic(term, weights, missing, q):
+    """Whether a term of a question is a topic word: weighing fully, outside
+    the frame, no lone Chinese character."""
+    return weights.get(term, missing.get(term, 0.0)) >= 1.0 and term not in q.frame and not _is_unigram(term)
 
 
 def file_evidence(rows, merged, params=DEFAULT_PARAMS):
