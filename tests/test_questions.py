@@ -32,6 +32,18 @@ class QuestionSentencesTest(unittest.TestCase):
                          ["Would Caroline have Dr. Seuss books?", "Has John been to the U.S. yet?"])
         self.assertEqual(question_sentences("Would Tim enjoy books by C. S. Lewis?"), [])
 
+    def test_the_part_of_a_question_after_saying_it_asks(self):
+        self.assertEqual(question_sentences(CHATTER[:-1] + "，那个职业是农民的人，单位名称是什么？"),
+                         ["那个职业是农民的人，单位名称是什么？"])
+        self.assertEqual(question_sentences("哦豁，我其实是想搞清楚，我使用的家电怎么样？"), ["我使用的家电怎么样？"])
+        self.assertEqual(question_sentences("Sorry, what I wanted to ask is: where did Tim buy the books?"),
+                         ["where did Tim buy the books?"])
+
+    def test_a_quotation_does_not_end_the_question(self):
+        prompt = '我真正想问的问题是：那个主要内容是"阅读马拉松：边跑步边听有声书。"的活动，持续时间是什么？'
+        self.assertEqual(question_sentences(prompt),
+                         ['那个主要内容是"阅读马拉松：边跑步边听有声书。"的活动，持续时间是什么？'])
+
     def test_a_question_closing_a_chat_turn_stays_with_the_turn(self):
         turn = "Hello. I tried the wines from FamilyMart this weekend. What should I do next for my studies?"
         self.assertEqual(question_sentences(turn), [])  # "next for my studies" is about the wines
@@ -66,6 +78,13 @@ class QuestionScoresTest(FolderCase):
         prompt = "舅舅的单位叫什么名字来着？另外，我用的美妆产品是啥呀？"
         hit = self.top(prompt)
         self.assertEqual(hit.path, "memory/2024-04-03.md")
+        self.assertGreaterEqual(hit.score, ANSWER_CUT)
+        self.assertLess(self.top(prompt, question_scores=0).score, ANSWER_CUT)
+
+    def test_a_question_after_a_clause_saying_it_asks_is_answered_above_the_cut(self):
+        prompt = CHATTER[:-1] + "，那个持续时间是七个周的活动，我要参加的活动是什么？"
+        hit = self.top(prompt)
+        self.assertEqual(hit.path, "memory/2024-04-02.md")
         self.assertGreaterEqual(hit.score, ANSWER_CUT)
         self.assertLess(self.top(prompt, question_scores=0).score, ANSWER_CUT)
 
