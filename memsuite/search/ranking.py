@@ -701,7 +701,7 @@ def _search(store, query, limit, mode, min_score, filters, params):
     scored = lambda sub: _scores(store, sub, candidates, rows, mode, share, semantic,  # noqa: E731
                                  avg_length, asked, params, query)
     keyword, vector, merged, order = scored(q)
-    for sub in (_questions(query, q) if params.question_scores and ("?" in query or "？" in query) else ()):
+    for sub in (_questions(query, q) if _asks_apart(query, merged, params) else ()):
         for k, score in scored(sub)[2].items():  # a hit answering one of the prompt's questions
             merged[k] = max(merged[k], score)
         order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
@@ -721,6 +721,9 @@ def _search(store, query, limit, mode, min_score, filters, params):
     repeats = set()
     if params.duplicate_share < 1.0:  # near-duplicate suppression (results.py)
         order, repeats = demote_duplicates(order, candidates, merged, q, params, min_score)
+    evidence = topic_evidence(q, params) if long_prompt and params.topic_prior > 0 else 1.0
+    if evidence != 1.0:  # the same factor for every hit: the order stays
+        merged = {k: min(1.0, v * evidence) for k, v in merged.items()}
 
     hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
     if min_score is None and hits:
@@ -730,8 +733,10 @@ def _search(store, query, limit, mode, min_score, filters, params):
         hits = spread_files(hits, params.spread_share)
     qterms = set(q.weights)
     hits = [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
-    return Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
-                _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
+    out = Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
+               _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
+    out.evidence = evidence
+    return out
 
 
 def _scores(store, q, candidates, rows, mode, share, semantic, avg_length, asked, params, query):
@@ -752,6 +757,15 @@ def _scores(store, q, candidates, rows, mode, share, semantic, avg_length, asked
     return keyword, vector, merged, order
 
 
+def _asks_apart(query, merged, params):
+    """Whether a prompt's questions are measured one by one: it holds a
+    question mark, and no hit answers the prompt as a whole (all score under
+    ANSWER_CUT; a hit holding most of two questions stays above one holding
+    all of one)."""
+    return bool(params.question_scores and ("?" in query or "？" in query)
+                and max(merged.values(), default=0.0) < ANSWER_CUT)
+
+
 def _questions(query, q):
     """The sub-queries of the questions a prompt asks on their own (search/
     questions.py, loaded only for a query holding a question mark)."""
@@ -763,6 +777,18 @@ def _asks_topic(term, weights, missing, q):
     """Whether a term of a question is a topic word: weighing fully, outside
     the frame, no lone Chinese character."""
     return weights.get(term, missing.get(term, 0.0)) >= 1.0 and term not in q.frame and not _is_unigram(term)
+
+
+def topic_evidence(q, params=DEFAULT_PARAMS):
+    """What a chat turn's scores are multiplied by, from how many topic words
+    it has (topic_parts): a turn of topic_words words keeps its scores, one of
+    fewer is lowered (a match on two words any conversation has is weak
+    evidence), one of more is raised: n / (n + topic_prior), against that of
+    topic_words.  Measured on RealMem (bench/calibration.py): the next
+    persona's turns stay under the cut, more right answers reach it."""
+    own, unseen = topic_parts(q)
+    n, k, typical = len(own) + len(unseen), params.topic_prior, params.topic_words
+    return n * (typical + k) / (typical * (n + k)) if n else 1.0
 
 
 def file_evidence(rows, merged, params=DEFAULT_PARAMS):
