@@ -10,6 +10,7 @@ import unittest
 from helpers import ROOT
 import memory_store as ms
 from memsuite.search.ranking import analyse_query, is_chat_turn, search, topic_evidence
+from memsuite.search.explain import explain
 from memsuite.search.recall import choose, gate_factor
 from test_quality_rules import FolderCase
 
@@ -84,6 +85,14 @@ class TopicEvidenceTest(SessionsFolder):
         self.assertTrue(is_chat_turn(few))
         self.assertLess(self.factor(few), 1.0)
         self.assertGreater(self.factor(PROMPT), 1.0)  # starter, hydration, banneton, proofing, Dutch oven...
+
+    def test_explain_says_by_how_much(self):
+        hits = self.hits(PROMPT)
+        explained, _ = explain(self.store, PROMPT, hits, 6, "hybrid", 0.0, None)
+        top = explained[hits[0].id]
+        self.assertAlmostEqual(top["chat_turn"], hits.evidence, places=3)
+        plain = self.hits(PROMPT, topic_prior=0.0)  # its merge and bonuses are those of the unscaled score
+        self.assertAlmostEqual(top["merged"] + top["rerank"], plain[0].score, places=3)
 
     def test_a_short_question_is_not_scaled(self):
         question = "sourdough starter hydration proofing"

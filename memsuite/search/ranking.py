@@ -727,7 +727,7 @@ def _search(store, query, limit, mode, min_score, filters, params):
 
     hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
     if min_score is None and hits:
-        floor = max(params.score_floor, params.relative_floor * hits[0].score)
+        floor = max(params.score_floor * evidence, params.relative_floor * hits[0].score)  # the same hits shown
         hits = [h for h in hits if h.score >= floor]
     if params.spread_share < 1.0 and long_prompt:
         hits = spread_files(hits, params.spread_share)
