@@ -9,7 +9,9 @@ import unittest
 
 from helpers import ROOT
 import memory_store as ms
-from memsuite.search.ranking import is_chat_turn, search
+from memsuite.search.ranking import analyse_query, is_chat_turn, search, topic_evidence
+from memsuite.search.explain import explain
+from memsuite.search.recall import choose, gate_factor
 from test_quality_rules import FolderCase
 
 FOLDER = os.path.join(ROOT, "tests", "folders", "sessions")
@@ -61,6 +63,49 @@ class SpreadFilesTest(SessionsFolder):
         spread, packed = self.paths(PROMPT), self.paths(PROMPT, spread_share=1.0)
         self.assertLess(spread.index(CAFE), packed.index(CAFE))
         self.assertEqual(spread[0], packed[0])  # the best hit stays first
+
+
+class TopicEvidenceTest(SessionsFolder):
+    """A chat turn's scores are scaled by how many topic words it has
+    (ranking.topic_evidence): the same factor for all its hits."""
+
+    def factor(self, prompt):
+        return topic_evidence(analyse_query(self.store, prompt, self.store.params))
+
+    def test_the_order_stays_and_every_score_is_scaled_alike(self):
+        on, off = self.hits(PROMPT), self.hits(PROMPT, topic_prior=0.0)
+        self.assertEqual([h.id for h in on], [h.id for h in off])
+        factor = self.factor(PROMPT)
+        self.assertNotAlmostEqual(factor, 1.0, places=2)
+        for a, b in zip(on, off):
+            self.assertAlmostEqual(a.score, min(1.0, b.score * factor), places=3)
+
+    def test_few_topic_words_lower_a_turn_many_raise_it(self):
+        few = "Hi again! Thanks so much, that was really great help. Okay, ready to keep going: what should I do next about the oven now?"
+        self.assertTrue(is_chat_turn(few))
+        self.assertLess(self.factor(few), 1.0)
+        self.assertGreater(self.factor(PROMPT), 1.0)  # starter, hydration, banneton, proofing, Dutch oven...
+
+    def test_explain_says_by_how_much(self):
+        hits = self.hits(PROMPT)
+        explained, _ = explain(self.store, PROMPT, hits, 6, "hybrid", 0.0, None)
+        top = explained[hits[0].id]
+        self.assertAlmostEqual(top["chat_turn"], hits.evidence, places=3)
+        plain = self.hits(PROMPT, topic_prior=0.0)  # its merge and bonuses are those of the unscaled score
+        self.assertAlmostEqual(top["merged"] + top["rerank"], plain[0].score, places=3)
+
+    def test_a_short_question_is_not_scaled(self):
+        question = "sourdough starter hydration proofing"
+        self.assertEqual([(h.id, h.score) for h in self.hits(question)],
+                         [(h.id, h.score) for h in self.hits(question, topic_prior=0.0)])
+
+    def test_the_prompt_hooks_gate_reads_the_unscaled_score(self):
+        hits = self.hits(PROMPT)
+        factor = gate_factor(PROMPT) / hits.evidence  # what choose() multiplies the top score by
+        plain = self.hits(PROMPT, topic_prior=0.0)
+        self.assertAlmostEqual(hits[0].score * factor, plain[0].score * gate_factor(PROMPT), places=3)
+        cut = hits[0].score * gate_factor(PROMPT) * 0.99  # the scaled score would pass it
+        self.assertEqual(bool(choose(hits, PROMPT, cut)), plain[0].score * gate_factor(PROMPT) >= cut)
 
 
 if __name__ == "__main__":

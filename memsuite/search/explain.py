@@ -23,6 +23,7 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
     share = _semantic_share(store, query, hits, params)
     w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode or "hybrid"]
     factor = _recency(store, params)
+    evidence = getattr(hits, "evidence", 1.0)  # a chat turn's scores, scaled by its topic words
     explained = {}
     for h in hits:
         held = set(tokenize(h.text))
@@ -35,15 +36,17 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
             "channels": dict({"keyword": round(h.keyword, 4), "vector": round(h.vector, 4)},
                              **({"semantic": round(h.semantic, 4)} if h.semantic is not None else {})),
             "merged": round(base, 4),
-            "rerank": round(h.score / factor(h.date) - base, 4),  # the one-line and date bonuses, renormalised
+            "rerank": round(h.score / factor(h.date) / evidence - base, 4),  # the one-line and date bonuses, renormalised
         }
+        if evidence != 1.0:
+            explained[h.id]["chat_turn"] = round(evidence, 4)
         if asked.spans:  # a question naming days by relative dates: is the hit of them?
             explained[h.id]["asked_day"] = on_asked_day(asked, h.date, h.text, h.heading or "")
         if params.recent_half_life > 0:  # --recent: the share of its score the hit kept for its age
             explained[h.id]["recency"] = round(factor(h.date), 4)
         if h.id in getattr(hits, "repeats", ()):  # its lines repeat a better hit's: it kept duplicate_share
             explained[h.id]["repeat"] = params.duplicate_share
-            explained[h.id]["rerank"] = round(h.score / factor(h.date) / params.duplicate_share - base, 4)
+            explained[h.id]["rerank"] = round(h.score / factor(h.date) / evidence / params.duplicate_share - base, 4)
     return explained, _cut(store, query, hits, limit, mode, min_score, filters, params)
 
 
@@ -86,8 +89,8 @@ def _cut(store, query, hits, limit, mode, min_score, filters, params):
             continue
         if min_score is not None and h.score < min_score:
             why = "under --min-score %g" % min_score
-        elif min_score is None and h.score < params.score_floor:
-            why = "under the floor %g" % params.score_floor
+        elif min_score is None and h.score < params.score_floor * getattr(every, "evidence", 1.0):
+            why = "under the floor %g" % (params.score_floor * getattr(every, "evidence", 1.0))
         elif min_score is None and h.score < params.relative_floor * best:
             why = "under %d%% of the best hit (%.3f)" % (round(100 * params.relative_floor), best)
         else:
@@ -108,6 +111,7 @@ def print_explained(hits, explained, cut, dates=()):
         out.write("%d. %s  %s\n" % (i, h.id, "  ".join("%s %.2f" % kv for kv in e["channels"].items())
                                     + "  merged %.2f  rerank %+.2f" % (e["merged"], e["rerank"])
                                     + ("  recency x%.2f" % e["recency"] if "recency" in e else "")
+                                    + ("  chat turn x%.2f" % e["chat_turn"] if "chat_turn" in e else "")
                                     + ("  repeats a better hit x%.2f" % e["repeat"] if "repeat" in e else "")
                                     + {True: "  of the day asked", False: "  of another day"}.get(e.get("asked_day"), "")))
         lexical = e["channels"]["keyword"] or e["channels"]["vector"]

@@ -698,17 +698,13 @@ def _search(store, query, limit, mode, min_score, filters, params):
     candidates = make_candidates(rows, params)
     bound = discount_longer_words(candidates, q, store, params) or set()
     avg_length = (store.total_terms() / float(q.n_docs)) or 1.0
-    keyword = keyword_channel(candidates, q, avg_length, params)
-    vector = vector_channel(candidates, query_vector(q, store, params), params) if mode != "keyword" else {}
-    w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode]
-    lex = {k: w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0) for k in rows}
-    merged = {k: (1 - share) * lex[k] + share * semantic.get(k, 0.0) for k in rows}
-    if share and params.semantic_fusion == "rrf":
-        merged = rank_fusion(rows, lex, semantic, merged, share, params.rrf_k)
-    order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
-    if mode == "hybrid":
-        order = _rerank(order, candidates, merged, q, asked, params, fold(query),
-                        params.when_weight > 0 and asks_when(query))
+    scored = lambda sub: _scores(store, sub, candidates, rows, mode, share, semantic,  # noqa: E731
+                                 avg_length, asked, params, query)
+    keyword, vector, merged, order = scored(q)
+    for sub in (_questions(query, q) if _asks_apart(query, merged, params) else ()):
+        for k, score in scored(sub)[2].items():  # a hit answering one of the prompt's questions
+            merged[k] = max(merged[k], score)
+        order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if params.file_weight > 0 and long_prompt:
         merged.update(file_evidence(rows, merged, params))
         order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
@@ -725,17 +721,74 @@ def _search(store, query, limit, mode, min_score, filters, params):
     repeats = set()
     if params.duplicate_share < 1.0:  # near-duplicate suppression (results.py)
         order, repeats = demote_duplicates(order, candidates, merged, q, params, min_score)
+    evidence = topic_evidence(q, params) if long_prompt and params.topic_prior > 0 else 1.0
+    if evidence != 1.0:  # the same factor for every hit: the order stays
+        merged = {k: min(1.0, v * evidence) for k, v in merged.items()}
 
     hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
     if min_score is None and hits:
-        floor = max(params.score_floor, params.relative_floor * hits[0].score)
+        floor = max(params.score_floor * evidence, params.relative_floor * hits[0].score)  # the same hits shown
         hits = [h for h in hits if h.score >= floor]
     if params.spread_share < 1.0 and long_prompt:
         hits = spread_files(hits, params.spread_share)
     qterms = set(q.weights)
     hits = [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
-    return Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
-                _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
+    out = Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
+               _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
+    out.evidence = evidence
+    return out
+
+
+def _scores(store, q, candidates, rows, mode, share, semantic, avg_length, asked, params, query):
+    """(keyword, vector, merged, order) of the candidates for an analysed
+    query: the channels, their merge, and in hybrid mode the bonuses for
+    the best hits (_rerank)."""
+    keyword = keyword_channel(candidates, q, avg_length, params)
+    vector = vector_channel(candidates, query_vector(q, store, params), params) if mode != "keyword" else {}
+    w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode]
+    lex = {k: w * keyword.get(k, 0.0) + (1 - w) * vector.get(k, 0.0) for k in rows}
+    merged = {k: (1 - share) * lex[k] + share * semantic.get(k, 0.0) for k in rows}
+    if share and params.semantic_fusion == "rrf":
+        merged = rank_fusion(rows, lex, semantic, merged, share, params.rrf_k)
+    order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
+    if mode == "hybrid":
+        order = _rerank(order, candidates, merged, q, asked, params, fold(query),
+                        params.when_weight > 0 and asks_when(query))
+    return keyword, vector, merged, order
+
+
+def _asks_apart(query, merged, params):
+    """Whether a prompt's questions are measured one by one: it holds a
+    question mark, and no hit answers the prompt as a whole (all score under
+    ANSWER_CUT; a hit holding most of two questions stays above one holding
+    all of one)."""
+    return bool(params.question_scores and ("?" in query or "？" in query)
+                and max(merged.values(), default=0.0) < ANSWER_CUT)
+
+
+def _questions(query, q):
+    """The sub-queries of the questions a prompt asks on their own (search/
+    questions.py, loaded only for a query holding a question mark)."""
+    from .questions import questions_of
+    return questions_of(query, q, _asks_topic)
+
+
+def _asks_topic(term, weights, missing, q):
+    """Whether a term of a question is a topic word: weighing fully, outside
+    the frame, no lone Chinese character."""
+    return weights.get(term, missing.get(term, 0.0)) >= 1.0 and term not in q.frame and not _is_unigram(term)
+
+
+def topic_evidence(q, params=DEFAULT_PARAMS):
+    """What a chat turn's scores are multiplied by, from how many topic words
+    it has (topic_parts): a turn of topic_words words keeps its scores, one of
+    fewer is lowered (a match on two words any conversation has is weak
+    evidence), one of more is raised: n / (n + topic_prior), against that of
+    topic_words.  Measured on RealMem (bench/calibration.py): the next
+    persona's turns stay under the cut, more right answers reach it."""
+    own, unseen = topic_parts(q)
+    n, k, typical = len(own) + len(unseen), params.topic_prior, params.topic_words
+    return n * (typical + k) / (typical * (n + k)) if n else 1.0
 
 
 def file_evidence(rows, merged, params=DEFAULT_PARAMS):

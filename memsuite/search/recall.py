@@ -241,7 +241,8 @@ def choose(hits, query, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=(), unkno
     across prompt lengths by gate_factor; unknown is the prompt's
     unknown_share); then every hit scoring at least `floor` the same way,
     outside skip_paths."""
-    factor = gate_factor(query, unknown)
+    # the hook's own length gate stands in for search's evidence factor
+    factor = gate_factor(query, unknown) / getattr(hits, "evidence", 1.0)
     if not hits or hits[0].score * factor < cut:
         return []
     return [h for h in hits if h.score * factor >= floor and h.path not in skip_paths]
