@@ -10,6 +10,7 @@ import unittest
 from helpers import ROOT
 import memory_store as ms
 from memsuite.search.ranking import is_chat_turn, search
+from memsuite.search.recency import tells_something
 from test_quality_rules import FolderCase
 
 FOLDER = os.path.join(ROOT, "tests", "folders", "sessions")
@@ -112,6 +113,14 @@ class RecentTurnsTest(FolderCase):
     def test_scores_keep_their_values(self):
         on, off = self.ranked(self.TURN), self.ranked(self.TURN, turn_half_life=0.0)
         self.assertEqual([round(h.score, 6) for h in on], [round(h.score, 6) for h in off])
+
+    def test_a_turn_of_questions_only_is_not_reordered(self):
+        asks = "Which long runs on Sunday and intervals on Tuesday did the marathon training plan give next week?"
+        self.assertEqual(self.ranked(asks)[0].path, self.OLD)
+        self.assertEqual(self.ranked("I did them all. " + asks)[0].path, self.NEW)
+        self.assertFalse(tells_something("那个喜欢跑步的人是哪里人啊？另外，那个规模是三千人的活动，持续时间是什么？"))
+        self.assertTrue(tells_something("Hi! The starter worked. What next?"))
+        self.assertTrue(tells_something("what about the plan"))  # no question mark: not only a question
 
     def test_a_short_question_is_not_reordered(self):
         question = "long runs Sunday, intervals Tuesday: marathon training next week"  # nine words

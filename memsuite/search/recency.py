@@ -44,6 +44,23 @@ def prefer_recent(store, order, rows, merged, params):
     return sorted(order, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
 
 
+_SENTENCE_END = None
+
+
+def tells_something(query):
+    """Whether a chat turn says something besides its questions (a sentence
+    not ending in a question mark): "I tried the starter you suggested. What
+    next?" continues a conversation; a turn of questions only ("Where is
+    the runner from? And how long is the event?") asks for facts, which
+    their age does not rank."""
+    global _SENTENCE_END
+    if _SENTENCE_END is None:
+        import re
+        _SENTENCE_END = re.compile(r"(?<=[.!?。！？…])\s*|\n+")
+    sentences = [s.strip() for s in _SENTENCE_END.split(query) if s.strip(" \t\"'*.…")]
+    return any(not s.endswith(("?", "？")) for s in sentences)
+
+
 def prefer_recent_turns(store, order, rows, merged, params):
     """A chat turn's candidates ordered as if each scored its recency factor
     (recent_weight, halving every turn_half_life days) of its score: a turn
