@@ -2,8 +2,9 @@
 --half-life DAYS), by default for a chat turn's order only (turn_half_life).
 
 Never on by default for a question: a search that always decays buries old
-memories (and cost LoCoMo).  When asked for, a hit keeps (1 - recent_weight) of its score whatever its age, and
-the other recent_weight share halves every recent_half_life days:
+memories (and cost LoCoMo).  When asked for, a hit keeps (1 - recent_weight)
+of its score whatever its age, and the other recent_weight share halves
+every recent_half_life days:
 
     score x (1 - w + w x 0.5 ** (age / half_life))
 
