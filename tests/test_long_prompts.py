@@ -12,6 +12,7 @@ import memory_store as ms
 from memsuite.search.ranking import analyse_query, is_chat_turn, search, topic_evidence
 from memsuite.search.explain import explain
 from memsuite.search.recall import choose, gate_factor
+from memsuite.search.recency import tells_something
 from test_quality_rules import FolderCase
 
 FOLDER = os.path.join(ROOT, "tests", "folders", "sessions")
@@ -108,10 +109,6 @@ class TopicEvidenceTest(SessionsFolder):
         self.assertEqual(bool(choose(hits, PROMPT, cut)), plain[0].score * gate_factor(PROMPT) >= cut)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class ChatTurnTest(unittest.TestCase):
 
     def test_a_chat_turn_is_counted_in_words(self):
@@ -132,3 +129,49 @@ class TurnPoolTest(FolderCase):
                          "next weekend for my sister's birthday party?", limit=200, min_score=0.0)
         self.assertLessEqual(len(question), ms.DEFAULT_PARAMS.candidate_pool)
         self.assertGreater(len(turn), ms.DEFAULT_PARAMS.candidate_pool)
+
+
+class RecentTurnsTest(FolderCase):
+    """Two conversations about the same plan, the older one two months before
+    the other and holding two more of the turn's words, and an unrelated note
+    a day newer: a chat turn continues the newer conversation."""
+    files = {
+        "memory/2026-01-10-001.md": "# Session\n\n**User**: Let's plan the marathon training for next week: "
+                                    "long runs on Sunday, intervals on Tuesday.\n",
+        "memory/2026-03-10-002.md": "# Session\n\n**User**: My plan for the spring marathon: long runs every "
+                                    "Sunday and intervals each Tuesday, the training easy.\n",
+        "memory/2026-03-11-003.md": "# Session\n\n**User**: I bought groceries and paid the phone bill.\n",
+    }
+    TURN = ("Hi! I did the long runs on Sunday and the intervals on Tuesday like we said for the marathon "
+            "training. What should the plan for next week look like?")
+    OLD, NEW = "memory/2026-01-10-001.md", "memory/2026-03-10-002.md"
+
+    def ranked(self, query, **changes):
+        params = ms.DEFAULT_PARAMS._replace(**changes)
+        return self.hits(query, limit=5, min_score=0.0, params=params)
+
+    def test_a_chat_turn_prefers_the_newer_conversation(self):
+        self.assertEqual([h.path for h in self.ranked(self.TURN)][:2], [self.NEW, self.OLD])
+        # without the preference the older one's two more words win
+        self.assertEqual([h.path for h in self.ranked(self.TURN, turn_half_life=0.0)][:2], [self.OLD, self.NEW])
+
+    def test_scores_keep_their_values(self):
+        on, off = self.ranked(self.TURN), self.ranked(self.TURN, turn_half_life=0.0)
+        self.assertEqual([round(h.score, 6) for h in on], [round(h.score, 6) for h in off])
+
+    def test_a_turn_of_questions_only_is_not_reordered(self):
+        asks = "Which long runs on Sunday and intervals on Tuesday did the marathon training plan give next week?"
+        self.assertEqual(self.ranked(asks)[0].path, self.OLD)
+        self.assertEqual(self.ranked("I did them all. " + asks)[0].path, self.NEW)
+        self.assertFalse(tells_something("那个喜欢跑步的人是哪里人啊？另外，那个规模是三千人的活动，持续时间是什么？"))
+        self.assertTrue(tells_something("Hi! The starter worked. What next?"))
+        self.assertTrue(tells_something("what about the plan"))  # no question mark: not only a question
+
+    def test_a_short_question_is_not_reordered(self):
+        question = "long runs Sunday, intervals Tuesday: marathon training next week"  # nine words
+        self.assertEqual(self.ranked(question)[0].path, self.OLD)
+        self.assertEqual(self.ranked(question, long_prompt_terms=5)[0].path, self.NEW)  # read as a chat turn
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -715,6 +715,10 @@ def _search(store, query, limit, mode, min_score, filters, params):
     if params.recent_half_life > 0:  # opt-in (--recent): loaded only when asked for
         from .recency import prefer_recent
         order = prefer_recent(store, order, rows, merged, params)
+    elif long_prompt and params.turn_half_life > 0:  # a chat turn continues recent conversations...
+        from .recency import prefer_recent_turns, tells_something
+        if tells_something(query):  # ...unless it only asks questions (facts, whatever their age)
+            order = prefer_recent_turns(store, order, rows, merged, params)
     earlier = {}
     if mode == "hybrid" and params.supersede_share < 1.0:  # the newest statement of a fact first
         order, earlier = newest_first(order, candidates, merged, q, params)

@@ -1,8 +1,10 @@
-"""An opt-in preference for newer notes (search.sh --recent, --half-life DAYS).
+"""A preference for newer notes: opt-in for every query (search.sh --recent,
+--half-life DAYS), by default for a chat turn's order only (turn_half_life).
 
-Never on by default: a search that always decays buries old memories.  When
-asked for, a hit keeps (1 - recent_weight) of its score whatever its age, and
-the other recent_weight share halves every recent_half_life days:
+Never on by default for a question: a search that always decays buries old
+memories (and cost LoCoMo).  When asked for, a hit keeps (1 - recent_weight)
+of its score whatever its age, and the other recent_weight share halves
+every recent_half_life days:
 
     score x (1 - w + w x 0.5 ** (age / half_life))
 
@@ -41,6 +43,39 @@ def prefer_recent(store, order, rows, merged, params):
     for key in order:
         merged[key] *= recency_factor(rows[key].date, reference, params)
     return sorted(order, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
+
+
+_SENTENCE_END = None
+
+
+def tells_something(query):
+    """Whether a chat turn says something besides its questions (a sentence
+    not ending in a question mark): "I tried the starter you suggested. What
+    next?" continues a conversation; a turn of questions only ("Where is
+    the runner from? And how long is the event?") asks for facts, which
+    their age does not rank."""
+    global _SENTENCE_END
+    if _SENTENCE_END is None:
+        import re
+        _SENTENCE_END = re.compile(r"(?<=[.!?。！？…])\s*|\n+")
+    sentences = [s.strip() for s in _SENTENCE_END.split(query) if s.strip(" \t\"'*.…")]
+    return any(not s.endswith(("?", "？")) for s in sentences)
+
+
+def prefer_recent_turns(store, order, rows, merged, params):
+    """A chat turn's candidates ordered as if each scored its recency factor
+    (recent_weight, halving every turn_half_life days) of its score: a turn
+    continues the conversations of the weeks before it more often than older
+    ones.  The scores themselves keep their values (the i-th candidate gets
+    the i-th best), so the cut (ANSWER_CUT) and the prompt hook read the same
+    scale as without it."""
+    reference = reference_day(store.file_dates())
+    turn = params._replace(recent_half_life=params.turn_half_life)
+    decayed = {key: merged[key] * recency_factor(rows[key].date, reference, turn) for key in order}
+    scores = sorted((merged[key] for key in order), reverse=True)
+    order = sorted(order, key=lambda k: (-decayed[k], rows[k].path, rows[k].ordinal))
+    merged.update(zip(order, scores))
+    return order
 
 
 def _day(text):

@@ -69,6 +69,8 @@ _PARAM_DEFAULTS = [
     ("file_decay", 0.7),         # ...(its best chunks, each next one counting this much of the one before)...
     ("spread_share", 0.8),       # ...and its hits by their score times this for each better hit of their file
                                  # (file_weight 0 and spread_share 1.0: off; ranking.file_evidence, spread_files)
+    ("turn_half_life", 20.0),    # ...and its notes by recent_weight of their score halving every this many days
+                                 # from the newest note (0: off; recency.prefer_recent_turns)
     ("max_query_terms", 64),     # the rarest terms of a very long query
     ("probe_postings", 5000),    # FTS5 is asked for the rarest terms, up to this many postings
     ("fuzzy_prefix", 4),         # an unknown word also asks for words starting with 4 letters
