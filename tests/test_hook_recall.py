@@ -3,6 +3,7 @@ session holds (issue 25): resumed and compacted sessions are sent what
 changed, a chunk partly in the brief is still recalled for its other lines,
 long prompts are judged like short questions, long lines are cut to their
 best sentences.  Hooks run as Claude Code runs them (test_hooks.HookCase)."""
+import json
 import os
 import shutil
 import unittest
@@ -79,6 +80,56 @@ class ResumeTest(HookCase):
                 f.write('{"held": 7, "capture": ')
         context, _ = self.hook("SessionStart", source="resume")
         self.assertIn("KX-4471", context)  # nothing known as held: the whole brief
+
+
+class ForkTest(HookCase):
+    """Codex's SessionStart source=fork: a new session id whose conversation
+    is its parent's, named by forked_from_id in its transcript's first line."""
+
+    def fork_transcript(self, parent):
+        meta = {"timestamp": "2026-12-01T10:00:00Z", "type": "session_meta",
+                "payload": {"id": "sess-fork", "forked_from_id": parent, "cwd": "/work/shop"}}
+        return self.transcript([json.dumps(meta)], name="fork.jsonl")
+
+    def test_a_fork_of_a_briefed_session_gets_only_what_changed(self):
+        first, _ = self.hook("SessionStart", source="startup")
+        self.assertIn("KX-4471", first)
+        path = self.fork_transcript("sess-1")
+        forked, _ = self.hook("SessionStart", source="fork", session_id="sess-fork", transcript_path=path)
+        self.assertIsNone(forked, "its parent's brief is in its conversation")
+        with open(os.path.join(self.dir, "MEMORY.md"), "a", encoding="utf-8") as f:
+            f.write("- The spare house key is with the neighbour at number 14.\n")
+        later, _ = self.hook("SessionStart", source="fork", session_id="sess-fork-2", transcript_path=path)
+        self.assertIn("spare house key", later)
+        self.assertNotIn("KX-4471", later)
+
+    def test_a_fork_of_an_unknown_parent_is_sent_no_brief_and_holds_it(self):
+        forked, _ = self.hook("SessionStart", source="fork", session_id="sess-fork",
+                              transcript_path=os.path.join(self.tmp, "missing.jsonl"))
+        self.assertIsNone(forked)
+        context, _ = self.hook("UserPromptSubmit", prompt="What is the booking code of the Kyoto flight?",
+                               session_id="sess-fork")
+        self.assertTrue(context is None or "KX-4471" not in context, context)
+        fresh, _ = self.hook("SessionStart", source="startup", session_id="sess-new")
+        self.assertIn("KX-4471", fresh)
+
+
+class BackendTest(HookCase):
+    def test_the_hook_uses_the_backend_it_is_given(self):
+        shutil.rmtree(os.path.join(self.dir, ".memory"), ignore_errors=True)
+        context, _ = self.hook("UserPromptSubmit", prompt="How did I fix the RSS duplicate items in Feedly?",
+                               args=["--backend", "json"])
+        self.assertIn("memory/2026-03-22.md", context)
+        names = os.listdir(os.path.join(self.dir, ".memory"))
+        self.assertIn("index.json", names)
+        self.assertNotIn("index.sqlite3", names)
+
+    def test_an_unknown_backend_fails_open(self):
+        context, p = self.hook("UserPromptSubmit", prompt="How did I fix the RSS duplicate items in Feedly?",
+                               args=["--backend=bogus"])
+        self.assertIsNone(context)
+        self.assertEqual(p.stdout, b"")
+        self.assertTrue(any("bogus" in l for l in self.log_lines()), self.log_lines())
 
 
 class PartlyBriefedTest(HookCase):
