@@ -28,8 +28,7 @@ import time
 from ..app.commands import run_search, search_request
 from ..base.fileio import FileLock, write_json_atomic
 from ..files.notes import append_memory
-from ..search.recall import (RECALL_CUT, RECALL_FLOOR, choose, held_whole, length_factor, pack_lines, unheld,
-                             unknown_share)
+from ..search.recall import RECALL_CUT, RECALL_FLOOR, choose, held_whole, pack_lines, prompt_topic, unheld
 from ..search.results import estimate_tokens
 from ..files.sources import locate_index_dir, resolve_memory_dir, safe_join, user_cache_dir
 from ..store.memory_store import MemoryStore
@@ -321,11 +320,11 @@ def recall(root, prompt, held=(), skip_paths=(), budget=RECALL_TOKENS, cut=RECAL
     store = store or MemoryStore(root, backend=backend, warn=lambda msg: None)
     try:
         hits = run_search(store, search_request(query, limit=RECALL_HITS), sync=own)
-        unknown = unknown_share(store, query) if hits and length_factor(query) > 1.0 else 0.0  # a question's gate ignores it
+        topic = prompt_topic(store, query) if hits else None
     finally:
         if own:
             store.close()
-    worth = choose(hits, query, cut, floor, skip_paths, unknown)
+    worth = choose(hits, query, cut, floor, skip_paths, topic)
     chosen = unheld(worth, held)
     if not chosen:
         return "", [], []
