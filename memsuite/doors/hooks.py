@@ -4,7 +4,8 @@ on hook_event_name:
 
   SessionStart       a cited memory brief as additionalContext (after a
                      compaction, with this session's checkpoint); a resumed
-                     or compacted session gets only the lines it lacks
+                     or compacted session (or a Codex fork) gets only the
+                     lines it lacks
   UserPromptSubmit   the best lines for the prompt when its best hit passes
                      a calibrated cut, or nothing; never what this session
                      already received
