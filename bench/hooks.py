@@ -59,14 +59,14 @@ def recall_records(data):
             store.sync()
 
             def hits_of(prompt):
-                """(hits, the prompt's recall.unknown_share), as the prompt hook sees them."""
+                """(hits, the prompt's recall.prompt_topic), as the prompt hook sees them."""
                 if hooks.trivial(prompt):
-                    return [], 0.0
+                    return [], None
                 query = " ".join(prompt.split())[:hooks.MAX_QUERY_CHARS]
                 try:
-                    return memory_search.search(store, query, limit=hooks.RECALL_HITS), recall.unknown_share(store, query)
+                    return memory_search.search(store, query, limit=hooks.RECALL_HITS), recall.prompt_topic(store, query)
                 except memory_store.UsageError:
-                    return [], 0.0
+                    return [], None
             for q in qs:
                 gold = {(g["path"], g["line"]) for g in q.get("gold", [])}
                 kind = "adversarial" if q.get("adversarial") else "answer"
@@ -83,10 +83,10 @@ def recall_metrics(records, cut, floor, packer="lines", line_share=recall.LINE_S
     out = {}
     for split in ("tune", "held"):
         sums, counts = {}, {}
-        for sp, kind, (hits, unknown), gold, query in records:
+        for sp, kind, (hits, topic), gold, query in records:
             if sp != split:
                 continue
-            chosen = recall.choose(hits, query, cut, floor, unknown=unknown)
+            chosen = recall.choose(hits, query, cut, floor, topic=topic)
             if kind == "answer":
                 for b in BUDGETS:
                     if not chosen:

@@ -3,6 +3,7 @@ session holds (issue 25): resumed and compacted sessions are sent what
 changed, a chunk partly in the brief is still recalled for its other lines,
 long prompts are judged like short questions, long lines are cut to their
 best sentences.  Hooks run as Claude Code runs them (test_hooks.HookCase)."""
+import json
 import os
 import shutil
 import unittest
@@ -79,6 +80,56 @@ class ResumeTest(HookCase):
                 f.write('{"held": 7, "capture": ')
         context, _ = self.hook("SessionStart", source="resume")
         self.assertIn("KX-4471", context)  # nothing known as held: the whole brief
+
+
+class ForkTest(HookCase):
+    """Codex's SessionStart source=fork: a new session id whose conversation
+    is its parent's, named by forked_from_id in its transcript's first line."""
+
+    def fork_transcript(self, parent):
+        meta = {"timestamp": "2026-12-01T10:00:00Z", "type": "session_meta",
+                "payload": {"id": "sess-fork", "forked_from_id": parent, "cwd": "/work/shop"}}
+        return self.transcript([json.dumps(meta)], name="fork.jsonl")
+
+    def test_a_fork_of_a_briefed_session_gets_only_what_changed(self):
+        first, _ = self.hook("SessionStart", source="startup")
+        self.assertIn("KX-4471", first)
+        path = self.fork_transcript("sess-1")
+        forked, _ = self.hook("SessionStart", source="fork", session_id="sess-fork", transcript_path=path)
+        self.assertIsNone(forked, "its parent's brief is in its conversation")
+        with open(os.path.join(self.dir, "MEMORY.md"), "a", encoding="utf-8") as f:
+            f.write("- The spare house key is with the neighbour at number 14.\n")
+        later, _ = self.hook("SessionStart", source="fork", session_id="sess-fork-2", transcript_path=path)
+        self.assertIn("spare house key", later)
+        self.assertNotIn("KX-4471", later)
+
+    def test_a_fork_of_an_unknown_parent_is_sent_no_brief_and_holds_it(self):
+        forked, _ = self.hook("SessionStart", source="fork", session_id="sess-fork",
+                              transcript_path=os.path.join(self.tmp, "missing.jsonl"))
+        self.assertIsNone(forked)
+        context, _ = self.hook("UserPromptSubmit", prompt="What is the booking code of the Kyoto flight?",
+                               session_id="sess-fork")
+        self.assertTrue(context is None or "KX-4471" not in context, context)
+        fresh, _ = self.hook("SessionStart", source="startup", session_id="sess-new")
+        self.assertIn("KX-4471", fresh)
+
+
+class BackendTest(HookCase):
+    def test_the_hook_uses_the_backend_it_is_given(self):
+        shutil.rmtree(os.path.join(self.dir, ".memory"), ignore_errors=True)
+        context, _ = self.hook("UserPromptSubmit", prompt="How did I fix the RSS duplicate items in Feedly?",
+                               args=["--backend", "json"])
+        self.assertIn("memory/2026-03-22.md", context)
+        names = os.listdir(os.path.join(self.dir, ".memory"))
+        self.assertIn("index.json", names)
+        self.assertNotIn("index.sqlite3", names)
+
+    def test_an_unknown_backend_fails_open(self):
+        context, p = self.hook("UserPromptSubmit", prompt="How did I fix the RSS duplicate items in Feedly?",
+                               args=["--backend=bogus"])
+        self.assertIsNone(context)
+        self.assertEqual(p.stdout, b"")
+        self.assertTrue(any("bogus" in l for l in self.log_lines()), self.log_lines())
 
 
 class PartlyBriefedTest(HookCase):
@@ -215,29 +266,53 @@ class BestLinesTest(unittest.TestCase):
 
 
 class GateTest(unittest.TestCase):
-    """The cut judges a long turn by the part of its topic the memory holds."""
+    """The cut judges a long turn by the part of its topic the memory and its
+    best hit hold, a question by whether its best hit holds its subject."""
 
     LONG = ("Hi, I'm back! The violin recital rehearsal went fine and my bow hand aches, so I went through "
             "the checklist, the morning routine and the evening review. What's the next step?")
 
-    def hit(self, score):
-        return BudgetTest.hit(self, "- checklist, morning routine, evening review", score=score)
+    def hit(self, score, text="- checklist, morning routine, evening review"):
+        return BudgetTest.hit(self, text, score=score)
+
+    def topic(self, unseen=0.0, **known):
+        from memsuite.search.recall import Topic
+        return Topic(known, unseen, 1.0)
 
     def test_a_long_turn_about_what_the_memory_never_saw_stays_silent(self):
         from memsuite.search.recall import RECALL_CUT, choose, gate_factor
-        score = RECALL_CUT / gate_factor(self.LONG) + 0.01  # passes on its length alone
-        self.assertTrue(choose([self.hit(score)], self.LONG, unknown=0.0))
-        self.assertEqual(choose([self.hit(score)], self.LONG, unknown=0.5), [])
+        known = self.topic(checklist=2.0, morn=1.0, routin=1.0)
+        foreign = self.topic(unseen=4.0, checklist=2.0, morn=1.0, routin=1.0)
+        score = RECALL_CUT / gate_factor(self.LONG, known, self.hit(1.0)) + 0.01
+        self.assertTrue(choose([self.hit(score)], self.LONG, topic=known))
+        self.assertEqual(choose([self.hit(score)], self.LONG, topic=foreign), [])
 
-    def test_a_short_question_is_judged_as_before(self):
-        from memsuite.search.recall import RECALL_CUT, choose
+    def test_a_long_turn_whose_best_hit_holds_little_of_its_topic_stays_silent(self):
+        from memsuite.search.recall import RECALL_CUT, choose, covered_share, gate_factor
+        topic = self.topic(checklist=2.0, morn=1.0, routin=1.0, violin=3.0, recit=3.0)
+        little = self.hit(1.0, "- the checklist")
+        much = self.hit(1.0, "- the violin recital checklist")
+        self.assertLess(covered_share(topic, little), covered_share(topic, much))
+        score = RECALL_CUT / gate_factor(self.LONG, topic, much) + 0.01
+        self.assertTrue(choose([much._replace(score=score)], self.LONG, topic=topic))
+        self.assertEqual(choose([little._replace(score=score)], self.LONG, topic=topic), [])
+
+    def test_a_question_is_judged_by_its_score_unless_its_best_hit_holds_its_subject(self):
+        from memsuite.search.recall import RECALL_CUT, SUBJECT_BOOST, choose
         question = "violin recital checklist?"
-        self.assertTrue(choose([self.hit(RECALL_CUT)], question, unknown=0.9))
-        self.assertEqual(choose([self.hit(RECALL_CUT - 0.01)], question, unknown=0.0), [])
+        topic = self.topic(checklist=1.0, violin=3.0)
+        score = RECALL_CUT / (1 + SUBJECT_BOOST) + 0.01
+        self.assertLess(score, RECALL_CUT)
+        self.assertTrue(choose([self.hit(score, "- the violin checklist")], question, topic=topic))
+        self.assertEqual(choose([self.hit(score, "- the checklist")], question, topic=topic), [])
+        self.assertEqual(choose([self.hit(score, "- the violin checklist")], question,
+                                topic=self.topic(unseen=8.0, checklist=1.0, violin=3.0)), [])
+        self.assertTrue(choose([self.hit(RECALL_CUT, "- the checklist")], question, topic=topic))
+        self.assertEqual(choose([self.hit(RECALL_CUT - 0.01, "- the checklist")], question, topic=topic), [])
 
 
-class UnknownShareTest(TempMemory):
-    """recall.unknown_share on a real index: the share of a prompt's topic no note holds."""
+class PromptTopicTest(TempMemory):
+    """recall.prompt_topic on a real index: the share of a prompt's topic no note holds."""
 
     def notes(self, days):
         for d in range(days):
@@ -253,20 +328,28 @@ class UnknownShareTest(TempMemory):
         store.sync()
         return store
 
-    def test_words_the_memory_never_saw_make_the_share(self):
-        from memsuite.search.recall import unknown_share
+    def test_words_the_memory_never_saw_make_the_unknown_share(self):
+        from memsuite.search.recall import prompt_topic, unknown_share
         store = self.notes(60)
         self.assertGreaterEqual(store.chunk_count(), 200)
-        known = unknown_share(store, "The sourdough starter checklist and the evening review are in the schedule.")
-        foreign = unknown_share(store, GateTest.LONG)
+        known = unknown_share(prompt_topic(store, "The sourdough starter checklist and the evening review are in "
+                                                  "the schedule."))
+        foreign = unknown_share(prompt_topic(store, GateTest.LONG))
         self.assertEqual(known, 0.0)
         self.assertGreater(foreign, 0.5)
 
     def test_a_small_memory_counts_unknown_words_less(self):
-        from memsuite.search.recall import unknown_share
-        small = unknown_share(self.notes(6), GateTest.LONG)
+        from memsuite.search.recall import prompt_topic, unknown_share
+        small = unknown_share(prompt_topic(self.notes(6), GateTest.LONG))
         self.assertGreater(small, 0.0)
         self.assertLess(small, 0.5)
+
+    def test_the_subject_is_the_rarest_known_word(self):
+        from memsuite.search.recall import holds_subject, prompt_topic
+        store = self.notes(60)
+        topic = prompt_topic(store, "What is in the sourdough starter checklist?")
+        self.assertTrue(holds_subject(topic, GateTest.hit(self, 0.5, "- the sourdough starter")))
+        self.assertFalse(holds_subject(topic, GateTest.hit(self, 0.5, "- the checklist")))
 
 
 class StateTest(unittest.TestCase):

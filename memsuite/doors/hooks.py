@@ -4,7 +4,8 @@ on hook_event_name:
 
   SessionStart       a cited memory brief as additionalContext (after a
                      compaction, with this session's checkpoint); a resumed
-                     or compacted session gets only the lines it lacks
+                     or compacted session (or a Codex fork) gets only the
+                     lines it lacks
   UserPromptSubmit   the best lines for the prompt when its best hit passes
                      a calibrated cut, or nothing; never what this session
                      already received
@@ -15,7 +16,7 @@ on hook_event_name:
 It fails open: on any problem it prints nothing, exits 0 and appends one
 line to hooks.log beside the index (MEMORY_DEBUG=1: on stderr too).
 
-Options: search.sh hook [EVENT] [--dir DIR] [--stop] [--budget N]
+Options: search.sh hook [EVENT] [--dir DIR] [--backend NAME] [--stop] [--budget N]
 EVENT (session-start, prompt, pre-compact, session-end, stop) stands in for
 a missing hook_event_name.
 """
@@ -28,8 +29,7 @@ import time
 from ..app.commands import run_search, search_request
 from ..base.fileio import FileLock, write_json_atomic
 from ..files.notes import append_memory
-from ..search.recall import (RECALL_CUT, RECALL_FLOOR, choose, held_whole, length_factor, pack_lines, unheld,
-                             unknown_share)
+from ..search.recall import RECALL_CUT, RECALL_FLOOR, choose, held_whole, pack_lines, prompt_topic, unheld
 from ..search.results import estimate_tokens
 from ..files.sources import locate_index_dir, resolve_memory_dir, safe_join, user_cache_dir
 from ..store.memory_store import MemoryStore
@@ -120,7 +120,8 @@ def _safe_id(session):
 
 
 def _parse(argv):
-    opts = {"dir": None, "stop": os.environ.get("MEMORY_HOOK_STOP") == "1", "event": None, "budget": None}
+    opts = {"dir": None, "stop": os.environ.get("MEMORY_HOOK_STOP") == "1", "event": None, "budget": None,
+            "backend": None}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -130,6 +131,10 @@ def _parse(argv):
             opts["dir"] = a[6:]
         elif a == "--budget" and i + 1 < len(argv):
             opts["budget"], i = argv[i + 1], i + 1
+        elif a == "--backend" and i + 1 < len(argv):
+            opts["backend"], i = argv[i + 1], i + 1
+        elif a.startswith("--backend="):
+            opts["backend"] = a[10:]
         elif a == "--stop":
             opts["stop"] = True
         elif not a.startswith("-"):
@@ -198,7 +203,15 @@ def session_start(hook, event, opts):
     session = event.get("session_id")
     source = event.get("source") or "startup"
     state = hook.load(session)
-    if source not in ("resume", "compact"):
+    parent_capture = None
+    if source == "fork" and not state:  # Codex: a new session holding its parent's conversation, briefs included
+        state, parent_capture = forked_state(hook, event)
+        if state is None:  # its parent unknown: what a brief would send now counts as sent at the parent's start
+            state = {"held": []}
+            _hold(state, brief.build(hook.root, _brief_budget(opts), wrap=lambda body: FRAME % body)[2])
+            _save_quietly(hook, session, state)
+            return
+    if source not in ("resume", "compact", "fork"):
         state["held"] = []  # a fresh context: what it had before is gone
     # a resumed or compacted session keeps what it was sent (Claude Code
     # keeps earlier briefs through both): it gets only the lines it lacks
@@ -207,8 +220,8 @@ def session_start(hook, event, opts):
         checkpoint = state.get("capture")
         if not checkpoint:  # PreCompact did not run (or failed): capture now
             checkpoint = capture(hook, event, opts, state)
-    budget = _int(opts.get("budget") or os.environ.get("MEMORY_HOOK_BRIEF_TOKENS"), BRIEF_TOKENS)
-    own = state.get("capture") if source == "resume" else None  # what it said itself is in its conversation
+    budget = _brief_budget(opts)
+    own = state.get("capture") if source == "resume" else parent_capture  # what it said itself is in its conversation
     text, _, keys = brief.build(hook.root, budget, checkpoint, wrap=lambda body: FRAME % body, held=_held(state),
                                 own=own)
     _hold(state, keys)
@@ -216,6 +229,35 @@ def session_start(hook, event, opts):
     _prune(hook)
     if text:
         _output("SessionStart", text)
+
+
+def _brief_budget(opts):
+    return _int(opts.get("budget") or os.environ.get("MEMORY_HOOK_BRIEF_TOKENS"), BRIEF_TOKENS)
+
+
+def forked_state(hook, event):
+    """(state, its parent's capture) of a forked session (Codex): its
+    parent's state, named by forked_from_id in the first line of the
+    transcript; the fork's conversation holds what the parent was sent and
+    said.  (None, None) when the parent is unknown."""
+    parent = _forked_from(event.get("transcript_path"))
+    if not parent or parent == event.get("session_id"):
+        return None, None
+    state = hook.load(parent)
+    return {"held": state.get("held") or []}, state.get("capture")
+
+
+def _forked_from(path):
+    """The parent session id a Codex transcript's session_meta names, or None."""
+    if not isinstance(path, str) or not path:
+        return None
+    try:
+        with open(os.path.expanduser(path), "rb") as f:
+            first = json.loads(f.readline(1 << 20).decode("utf-8", "replace"))
+        parent = first.get("payload", {}).get("forked_from_id")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return parent if isinstance(parent, str) and parent else None
 
 
 def _held(state):
@@ -270,20 +312,20 @@ def trivial(prompt):
 
 
 def recall(root, prompt, held=(), skip_paths=(), budget=RECALL_TOKENS, cut=RECALL_CUT, floor=RECALL_FLOOR,
-           store=None):
+           store=None, backend=None):
     """(markdown, [(path, first, last)], [line keys]): the passages worth
     injecting for a prompt (recall.choose), without the lines the session
     holds, packed within budget; ("", [], []) when nothing is."""
     query = " ".join(prompt.split())[:MAX_QUERY_CHARS]
     own = store is None
-    store = store or MemoryStore(root, warn=lambda msg: None)
+    store = store or MemoryStore(root, backend=backend, warn=lambda msg: None)
     try:
         hits = run_search(store, search_request(query, limit=RECALL_HITS), sync=own)
-        unknown = unknown_share(store, query) if hits and length_factor(query) > 1.0 else 0.0  # a question's gate ignores it
+        topic = prompt_topic(store, query) if hits else None
     finally:
         if own:
             store.close()
-    worth = choose(hits, query, cut, floor, skip_paths, unknown)
+    worth = choose(hits, query, cut, floor, skip_paths, topic)
     chosen = unheld(worth, held)
     if not chosen:
         return "", [], []
@@ -305,7 +347,7 @@ def user_prompt(hook, event, opts):
         pass
     skip = [state["capture"]] if state.get("capture") else []
     room = budget - estimate_tokens(FRAME % "")  # the budget is what the agent reads, framing included
-    text, _, keys = recall(hook.root, prompt, _held(state), skip, room, cut)
+    text, _, keys = recall(hook.root, prompt, _held(state), skip, room, cut, backend=opts.get("backend"))
     if not text:
         return
     _hold(state, keys)
@@ -346,7 +388,7 @@ def capture(hook, event, opts, state=None):
     if added:
         hook.log("captured %d new line(s) into %s" % (added, rel))
         try:
-            with MemoryStore(hook.root, warn=lambda msg: None) as store:
+            with MemoryStore(hook.root, backend=opts.get("backend"), warn=lambda msg: None) as store:
                 store.sync(only=[rel])
         except Exception as exc:  # the note is saved; the next search indexes it
             hook.log("saved, not indexed yet: %s" % exc)

@@ -181,7 +181,11 @@ RECALL_FLOOR = 0.2      # once the best hit passes the cut, others down to this 
 QUESTION_WORDS = 10     # a question's content words: longer prompts' scores are raised to compare with its cut
 LENGTH_EXPONENT = 0.5   # how much (bench/autorecall.py, RealMem tuning personas)
 UNKNOWN_FULL_CHUNKS = 200  # a memory this big knows the everyday words: below it, unknown words count less
-LINE_SHARE = 0.06       # the budget's share of one line (30 tokens at 500): a longer one is cut to its best sentences
+COVER_NEUTRAL = 0.32    # a long turn's best hit holding this share of its topic leaves its scores as they are
+COVER_EXPONENT = 0.3    # how much more or less of it raises or lowers them (bench/autorecall.py, tuning personas)
+SUBJECT_BOOST = 0.15    # a question whose best hit holds its subject: scores raised by up to this share (LoCoMo tuning half)
+LINE_SHARE = 0.04       # the budget's share of one line (20 tokens at 500): a longer one is cut to its best sentences
+MIN_LINE_TOKENS = 16    # ... but never less than a short sentence
 SCORE_POWER = 2         # a line's worth: (its hit's score ** this) x the share of the prompt's words it holds
 REPLY_SHARE = 0.5       # the line after one holding the prompt's words is worth this share of it (the reply)
 SENT_CITED = 3          # hits the session holds whole that a recall still cites (not sends) as answering it
@@ -205,45 +209,91 @@ def length_factor(query):
     return max(1.0, content_words(query) / QUESTION_WORDS) ** LENGTH_EXPONENT
 
 
-def unknown_share(store, query):
-    """The share of a prompt's topic that no note of this memory holds: its
-    topic words (ranking.topic_parts: no chat filler, frame or function
-    words) weighted by idf, a word the index never saw weighing most.
-    Another person's chat turn is mostly about things this memory never
-    saw, and matches it only on its everyday words.  A small memory has not
-    seen many everyday words yet: the share counts in proportion to its
-    chunks up to UNKNOWN_FULL_CHUNKS.  0.0 for an empty memory or a prompt
-    without topic words."""
+Topic = record("Topic", "known unseen scale")
+Topic.__doc__ = ("A prompt's topic words (ranking.topic_parts) weighed by idf: {term the index holds: "
+                 "weight}, the weight of all the words no note holds, and how much those count "
+                 "(a small memory has not seen many everyday words yet).")
+
+
+def prompt_topic(store, query):
+    """The Topic of a prompt in this memory: its topic words (no chat
+    filler, frame or function words) weighted by idf, a word the index
+    never saw weighing most.  A memory of fewer than UNKNOWN_FULL_CHUNKS
+    chunks counts its unseen words in proportion to its size."""
     q = analyse_query(store, query, store.params)
     if not q.n_docs:
-        return 0.0
+        return Topic({}, 0.0, 0.0)
     own, unseen = topic_parts(q)
-    known = [math.log(1 + q.n_docs / q.dfs[t]) for t in own]
-    missing = [math.log(1 + q.n_docs)] * len(unseen)
-    total = sum(known) + sum(missing)
-    return sum(missing) / total * min(1.0, q.n_docs / float(UNKNOWN_FULL_CHUNKS)) if total else 0.0
+    known = {t: math.log(1 + q.n_docs / q.dfs[t]) for t in own}
+    return Topic(known, math.log(1 + q.n_docs) * len(unseen), min(1.0, q.n_docs / float(UNKNOWN_FULL_CHUNKS)))
 
 
-def gate_factor(query, unknown=0.0):
-    """What a prompt's scores are multiplied by before the cut: a question
-    of up to QUESTION_WORDS content words, 1 (its one unknown word is as
-    often a paraphrase or a typo); a longer turn, length_factor times the
-    share of its topic the memory holds (1 - unknown_share): the length
-    forgives a turn for words no hit holds, not for words the memory has
-    never seen."""
+def unknown_share(topic):
+    """The share of a prompt's Topic that no note of this memory holds.
+    Another person's chat turn is mostly about things this memory never
+    saw, and matches it only on its everyday words.  0.0 for an empty
+    memory or a prompt without topic words."""
+    total = sum(topic.known.values()) + topic.unseen
+    return topic.unseen / total * topic.scale if total else 0.0
+
+
+def covered_share(topic, hit):
+    """The share of a prompt's Topic a hit holds (its words no note holds
+    count against it); None for a prompt without topic words."""
+    total = sum(topic.known.values()) + topic.unseen
+    if not total:
+        return None
+    words = _hit_words(hit)
+    return sum(w for t, w in topic.known.items() if t in words) / total
+
+
+def holds_subject(topic, hit):
+    """Whether a hit holds the prompt's subject: the rarest of its topic
+    words the memory knows."""
+    if not topic.known:
+        return False
+    return max(topic.known, key=lambda t: (topic.known[t], t)) in _hit_words(hit)
+
+
+def _hit_words(hit):
+    return set(tokenize(hit.text)) | set(tokenize(hit.heading or ""))
+
+
+def gate_factor(query, topic=None, best=None):
+    """What a prompt's scores are multiplied by before the cut, for its
+    Topic and best hit.  A turn of more than QUESTION_WORDS content words:
+    length_factor, times the share of its topic the memory holds (1 -
+    unknown_share: the length forgives a turn for words no hit holds, not
+    for words the memory has never seen), times (the share its best hit
+    holds / COVER_NEUTRAL) ** COVER_EXPONENT: another person's turn matches
+    this memory on a few everyday words, a turn it can answer on much of
+    its topic.  A question: 1, or up to 1 + SUBJECT_BOOST when its best hit
+    holds its subject, as much as the memory knows its topic (a question
+    about what the memory knows is often answered by a hit just under the
+    cut; its one unknown word is as often a paraphrase or a typo: never
+    below 1)."""
     factor = length_factor(query)
-    return factor * (1.0 - unknown) if factor > 1.0 else factor
+    if topic is None or best is None:
+        return factor
+    known = 1.0 - unknown_share(topic)
+    if factor > 1.0:
+        covered = covered_share(topic, best)
+        cover = 1.0 if covered is None else (covered / COVER_NEUTRAL) ** COVER_EXPONENT
+        return factor * known * cover
+    return 1.0 + SUBJECT_BOOST * known if holds_subject(topic, best) else 1.0
 
 
-def choose(hits, query, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=(), unknown=0.0):
+def choose(hits, query, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=(), topic=None):
     """The hits worth injecting for a prompt: none unless the best scores at
     least `cut` (the line absent topics stay below, scores made comparable
-    across prompt lengths by gate_factor; unknown is the prompt's
-    unknown_share); then every hit scoring at least `floor` the same way,
-    outside skip_paths."""
+    across prompt lengths by gate_factor; topic is the prompt's
+    prompt_topic, without which only its length counts); then every hit
+    scoring at least `floor` the same way, outside skip_paths."""
+    if not hits:
+        return []
     # the hook's own length gate stands in for search's evidence factor
-    factor = gate_factor(query, unknown) / getattr(hits, "evidence", 1.0)
-    if not hits or hits[0].score * factor < cut:
+    factor = gate_factor(query, topic, hits[0]) / getattr(hits, "evidence", 1.0)
+    if hits[0].score * factor < cut:
         return []
     return [h for h in hits if h.score * factor >= floor and h.path not in skip_paths]
 
@@ -316,9 +366,10 @@ def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, re
     hits within budget (estimated tokens), best first, whatever hit they
     are in: a line is worth (its hit's score ** power) x the share of the
     prompt's words it holds (the line after such a line, its reply, `reply`
-    of that).  Each line takes at most line_share of the budget (a longer
-    one is cut to its best sentences), so the lines of several sessions
-    fit; what is left then goes to the cut lines, best first.  Shown in
+    of that).  Each line takes at most line_share of the budget (at least
+    MIN_LINE_TOKENS; a longer one is cut to its best sentences), so the
+    lines of several sessions fit; what is left then goes to the cut
+    lines, best first.  Shown in
     rank order, each run of lines under its citation (the best hit's with
     its heading).  sent: hits the session already holds whole, cited on
     one line first (at most SENT_CITED) so the agent knows they answer this
@@ -329,7 +380,7 @@ def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, re
         header += "Already in this session: %s\n" % " ".join(
             "[%s]" % cite(h.path, h.start_line, h.end_line) for h in sent[:SENT_CITED])
     used = estimate_tokens(header)
-    cap = max(int(line_share * budget), 8)
+    cap = max(int(line_share * budget), MIN_LINE_TOKENS)
     picked = {}  # {hit rank: {line index: text shown}}
     for _, k, i in _worth(hits, wanted, power, reply):
         if budget - used < 12:  # not even a citation and a word fit
