@@ -5,6 +5,7 @@ import math
 import re
 from collections import Counter
 
+from ..base.patterns import pattern
 from ..base.records import StoreError, UsageError, record
 from ..files.sources import is_session, read_memory_lines, safe_join
 from ..text.chinese import fold, is_cjk
@@ -165,7 +166,7 @@ def _query_lines(order, candidates, terms):
     return out
 
 
-_WHEN = re.compile(r"\d{1,2}:\d{2}(:\d{2})?(-\d{1,2}:\d{2}(:\d{2})?)?|\d{4}-\d{2}-\d{2}|\d{1,2}(am|pm|st|nd|rd|th)")
+_WHEN = r"\d{1,2}:\d{2}(:\d{2})?(-\d{1,2}:\d{2}(:\d{2})?)?|\d{4}-\d{2}-\d{2}|\d{1,2}(am|pm|st|nd|rd|th)"  # compiled on first use
 _UNITS = frozenset("年月日号点时分秒")  # 3月14日, 9点: a number before one is part of a date or time
 _MONTHS = frozenset("jan feb mar apr mai jun jul aug sep sept oct nov dec januari februari march april june "
                     "juli august septemb octob novemb decemb".split())  # as the tokenizer stems them
@@ -177,7 +178,7 @@ def _signature(terms):
     Jan 5); other numbers count (a price, a count, an order number: a line
     that changed only there states another fact)."""
     terms = list(terms)
-    when = {t for t in terms if t[0].isdigit() and _WHEN.fullmatch(t)}
+    when = {t for t in terms if t[0].isdigit() and re.fullmatch(_WHEN, t)}
     parts = {p for t in when for p in re.findall(r"\d+", t)}
     out = set()
     for i, t in enumerate(terms):
@@ -309,15 +310,12 @@ def highlight(text, qterms, colour):
 GIST_TOKENS = 20  # a compact hit's gist: about 80 characters of English, 20 of Chinese
 
 
-CJK_CHAR = re.compile("[\u3040-\ud7ff\uf900-\ufaff\U00020000-\U00033fff]")  # chinese.is_cjk_char's
-
-
 def estimate_tokens(text):
     """Tokens a model reads for text, roughly: one per CJK character, one per
     four other characters (English words run three to five)."""
     if text.isascii():
         return (len(text) + 3) // 4
-    cjk = len(CJK_CHAR.findall(text))
+    cjk = len(pattern("cjk_char_bytes").findall(text.encode("utf-8", "surrogatepass")))
     return cjk + (len(text) - cjk + 3) // 4
 
 
