@@ -407,30 +407,32 @@ _TIME = (r"\d{1,4}\s*[年月日号点]|[周星期礼拜][一二三四五六日�
          r"|\b(?:" + "|".join(_WEEKDAYS) + r")\b")
 
 # The alternatives of _WHEN and _TIME, each with the strings it cannot match
-# without (it needs one of them; None: that string is the match), for asking
-# whether a text holds a match one cheap piece at a time: compiling all of
-# _TIME (its classes of CJK characters) costs a cold query ~1.5 ms, and most
-# texts need none of it.  \d{1,4} is \d there: a match of one holds the other.
+# without (it needs one of them) and the patterns a text must then hold, each
+# needed by the next, the last the alternative itself (none: the string is the
+# match), for asking whether a text holds a match one cheap piece at a time:
+# compiling all of _TIME (its classes of CJK characters) costs a cold query
+# ~1.5 ms, and most texts need none of it.  \d{1,4} is \d there: a match of
+# one holds the other.
 _WHEN_PARTS = (
-    (("什么时候", "哪天", "哪一天", "几号", "几点", "几月", "什么时间", "何时"), None),
-    (("when",), r"\bwhen\b"),
-    (("what ",), r"\bwhat (?:time|date|day)\b"),
+    (("什么时候", "哪天", "哪一天", "几号", "几点", "几月", "什么时间", "何时"), ()),
+    (("when",), (r"\bwhen\b",)),
+    (("what ",), (r"\bwhat (?:time|date|day)\b",)),
 )
-_TIME_PARTS = tuple(((unit,), r"\d\s*" + unit) for unit in "年月日号点") + (
-    (tuple(a + b for a in "周星期礼拜" for b in "一二三四五六日天"), None),
-    (("上午", "下午", "中午", "早上", "晚上", "凌晨"), None),
-    (tuple(c + "点" for c in _ZH_DIGITS), None),
-    ((":",), r"\b\d{1,2}:\d{2}\b"),
-    (("-",), r"\b\d{4}-\d{2}-\d{2}\b"),
-    (("am", "pm"), r"\b\d{1,2}(?:am|pm)\b"),
-    (_MONTH_STARTS, r"\b(?:" + "|".join(_MONTH_STARTS) + r")[a-z]*\.? \d{1,2}\b"),
-    (_WEEKDAYS, r"\b(?:" + "|".join(_WEEKDAYS) + r")\b"))
+_TIME_PARTS = tuple(((unit,), (r"\d\s*" + unit,)) for unit in "年月日号点") + (
+    (tuple(a + b for a in "周星期礼拜" for b in "一二三四五六日天"), ()),
+    (("上午", "下午", "中午", "早上", "晚上", "凌晨"), ()),
+    (tuple(c + "点" for c in _ZH_DIGITS), ()),
+    ((":",), (r"\b\d{1,2}:\d{2}\b",)),
+    (("-",), (r"\b\d{4}-\d{2}-\d{2}\b",)),
+    (("am", "pm"), (r"\b\d{1,2}(?:am|pm)\b",)),
+    (_MONTH_STARTS, (r"[a-z]\.? \d", r"\b(?:" + "|".join(_MONTH_STARTS) + r")[a-z]*\.? \d{1,2}\b")),
+    (_WEEKDAYS, (r"\b(?:" + "|".join(_WEEKDAYS) + r")\b",)))
 
 
 def _holds_any(text, parts):
     """Whether text holds a match of the alternation parts spell out."""
-    return any(any(s in text for s in needs) and (pattern is None or re.search(pattern, text))
-               for needs, pattern in parts)
+    return any(any(s in text for s in needs) and all(re.search(p, text) for p in patterns)
+               for needs, patterns in parts)
 
 
 def asks_when(query):

@@ -844,6 +844,8 @@ def _labels_query_word(text, folded_query):
     of people or a glossary ('- 李明：技术总监', '- Kafka: the queue') says
     what the line is about before its colon."""
     global _LABEL
+    if ":" not in text and "：" not in text:
+        return False  # no label without a colon (and no pattern to compile)
     if _LABEL is None:
         import re
         _LABEL = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?([^:：\n*_]{2,20}?)(?:\*\*|__)?[ \t]*[:：]", re.M)
