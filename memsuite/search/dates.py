@@ -401,10 +401,12 @@ _WHEN = r"什么时候|哪天|哪一天|几号|几点|几月|什么时间|何时
 _ZH_DIGITS = "一二三四五六七八九十两"
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH_STARTS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_TIME = (r"\d{1,4}\s*[年月日号点]|[周星期礼拜][一二三四五六日天]|[上下中]午|早上|晚上|凌晨|[" + _ZH_DIGITS + r"]+点"
-         r"|\b\d{1,2}:\d{2}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:am|pm)\b"
-         r"|\b(?:" + "|".join(_MONTH_STARTS) + r")[a-z]*\.? \d{1,2}\b"
-         r"|\b(?:" + "|".join(_WEEKDAYS) + r")\b")
+_TIME_ZH = r"\d{1,4}\s*[年月日号点]|[周星期礼拜][一二三四五六日天]|[上下中]午|早上|晚上|凌晨|[" + _ZH_DIGITS + r"]+点"
+_ZH_TIME_CHARS = "年月日号点周星期礼拜午早晚凌"  # each alternative of _TIME_ZH needs one
+_TIME_LATIN = (r"\b\d{1,2}:\d{2}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:am|pm)\b"
+               r"|\b(?:" + "|".join(_MONTH_STARTS) + r")[a-z]*\.? \d{1,2}\b"
+               r"|\b(?:" + "|".join(_WEEKDAYS) + r")\b")
+_TIME = _TIME_ZH + "|" + _TIME_LATIN
 
 # The alternatives of _WHEN and _TIME, each with the strings it cannot match
 # without (it needs one of them) and the patterns a text must then hold, each
@@ -445,7 +447,9 @@ def times_in(text):
     '88412'}.  Numbers of one or two digits are left out: they number the
     lines of a transcript (D29:1) as often as they say a fact."""
     folded = fold(text)
-    times = set(re.findall(_TIME, folded)) if _holds_any(folded, _TIME_PARTS) else set()
+    times = set()
+    if _holds_any(folded, _TIME_PARTS):  # the Chinese alternatives (half the compiling) only where they can match
+        times = set(re.findall(_TIME if any(c in folded for c in _ZH_TIME_CHARS) else _TIME_LATIN, folded))
     return times | set(re.findall(r"\d{3,}", folded))
 
 
