@@ -42,11 +42,12 @@ _secret_re = None
 # and most text sent out holds no secret.
 _NEEDS = ("-----BEGIN ", "sk-", "pk-", "rk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-",
           "xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "AKIA", "ASIA", "AIza", "hf_", "npm_", "k_live_",
-          "eyJ", "://", "密码", "口令", "密钥", "秘钥", "令牌", "私钥", "…")
+          "eyJ", "://", "密码", "口令", "密钥", "秘钥", "令牌", "私钥")
 _NEEDS_ANY_CASE = ("authorization", "bearer", "passw", "pwd", "secret", "token", "key", "credential")
 _KEYED = (r"authorization\s*[:=]|bearer\s|-(?:password|passwd|pwd|token|secret|api-?key|access-key)[= ]"
           r"|(?:passwd|password|pwd|secret|token|key|credential)s?[\"']?(?:\s*[:=]|\s*：|\s+(?:is|was)\s|\s*(?:是|为))")
 _LONG_TOKEN = r"[A-Za-z0-9+/_-]{32}"
+_MASKED = r"[\w+/=.:-]{6}…[\w+/=.-]{4}"  # not any "…": recalled lines are cut with one
 _CASE_ODD = "\u0130\u0131\u017f\u212a"  # İ ı ſ K: non-ASCII letters a case-blind pattern reads as i, s or k
 
 
@@ -56,6 +57,8 @@ def may_hold_secret(text):
         return True
     lowered = text.lower()
     if any(s in lowered for s in _NEEDS_ANY_CASE) and re.search(_KEYED, lowered):
+        return True
+    if "…" in text and re.search(_MASKED, text):
         return True
     return bool(re.search(_LONG_TOKEN, text))
 
