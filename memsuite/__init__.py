@@ -6,11 +6,10 @@ def front_door(namespace, homes, modules):
     """The __getattr__ of a front door (PEP 562): a name is loaded from its
     module on first use (homes: {name: module}; other names are looked up in
     modules, in order) and kept in the door's namespace."""
-    from importlib import import_module
-
     def __getattr__(name):
         if name.startswith("__"):
             raise AttributeError(name)
+        from importlib import import_module  # here, not above: a command line (main) never needs it
         for module in [homes[name]] if name in homes else modules:
             value = getattr(import_module("memsuite." + module), name, namespace)
             if value is not namespace:

@@ -132,6 +132,31 @@ class AskedDaySearchTest(TempMemory):
         self.assertFalse([h.id for h in hits if h.score >= CUT])
 
 
+class TimePatternsTest(unittest.TestCase):
+    """asks_when, holds_time and times_in try _WHEN and _TIME one cheap piece
+    at a time (a cold query need not compile the whole): they must still say
+    what the whole patterns say."""
+    PIECES = ["12", "3", "2026-02-18", "9:30", "10:30am", "3pm", " ", "\n", "-", ":", "年", "月", "日", "号", "点",
+              "周三", "星期天", "礼拜一", "上午", "下午", "早上", "凌晨", "两点", "十点", "三", "monday", "sundays",
+              "day", "jan", "may 5", "march 3", "dec.", "when", "what time", "what day", "whatever", "somewhen",
+              "什么时候", "哪天", "几号", "a", "我", "am", "pm", "88412", "1,000", "時", "ＷＨＥＮ", "١٢"]
+
+    def test_the_pieces_say_what_the_whole_patterns_say(self):
+        import random
+        import re
+        from memsuite.search import dates
+        from memsuite.text.chinese import fold
+        rnd = random.Random(27)
+        for _ in range(20000):
+            text = "".join(rnd.choice(self.PIECES) for _ in range(rnd.randint(0, 7)))
+            folded = fold(text)
+            self.assertEqual(dates.asks_when(text), bool(re.search(dates._WHEN, folded)), text)
+            self.assertEqual(dates.holds_time(text), bool(re.search(dates._TIME, folded)), text)
+            whole = set(re.findall(dates._TIME, folded)) | set(re.findall(r"\d{3,}", folded))
+            self.assertEqual(dates.times_in(text), whole, text)
+            self.assertEqual(dates.says_time_or_number(text), bool(whole), text)
+
+
 class TodayOptionTest(TempMemory):
     def setUp(self):
         super().setUp()

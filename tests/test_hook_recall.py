@@ -207,6 +207,17 @@ class BudgetTest(unittest.TestCase):
         self.assertLessEqual(estimate_tokens(text), 500)
         self.assertGreaterEqual(len(ranges), 4, text)
 
+    def test_tokens_count_each_cjk_character(self):
+        # counted in UTF-8 bytes (a str class of the CJK ranges costs a cold process
+        # ~5 ms to compile): the same characters as chinese.is_cjk_char
+        from memsuite.search.results import estimate_tokens
+        from memsuite.text.chinese import is_cjk_char
+        samples = ["博客RSS配置", "ひらがな and カタカナ", "한국어 text", "\U00020000\U00033fff\U00034000",
+                   "\u303f\u3040\ud7ff\ud800\uf8ff\uf900\ufaff\ufb00", "naïve café — “quotes”，。", "plain ascii"]
+        for text in samples:
+            cjk = sum(1 for c in text if is_cjk_char(c))
+            self.assertEqual(estimate_tokens(text), cjk + (len(text) - cjk + 3) // 4, repr(text))
+
     def test_held_lines_leave_the_rest_of_a_hit(self):
         from memsuite.search.recall import line_key, unheld
         h = self.hit("## Day\n- one\n- two\n- three")

@@ -84,6 +84,12 @@ class ExtractionTest(unittest.TestCase):
     def test_private_text_has_no_entities(self):
         self.assertEqual(extracted("<private>SecretProject API KEY-1234</private>"), [])
 
+    def test_a_people_list_defines_names_of_two_to_four_cjk_characters(self):
+        from memsuite.links.entities import defined_names
+        text = ("- 张伟明：后端工程师\n* **李娜娜** (运维)\n1. 王芳（财务）\n- 张伟é：x\n- 欧阳明李娜：too long\n"
+                "- 陈静 : 设计\n  司马光:\nnot 赵六：in a sentence\n- 钱七")
+        self.assertEqual(defined_names([text]), {"张伟明", "李娜娜", "王芳", "陈静", "司马光"})
+
     def test_keys_ignore_case(self):
         self.assertEqual(ml.entity_key("name", "OpenClaw"), ml.entity_key("caps", "OPENCLAW"))
         self.assertEqual(ml.entity_key("tag", "#OpenClaw"), ml.entity_key("name", "OpenClaw"))

@@ -78,6 +78,14 @@ class StemmerTest(unittest.TestCase):
         for word, stem in self.CASES.items():
             self.assertEqual(ms.stem(word), stem, word)
 
+    def test_y_is_a_vowel_after_a_consonant(self):
+        # y counts as a vowel or a consonant by what comes before it (Porter's rule),
+        # which the measure of a stem and "has a vowel" both depend on
+        for word, stem in {"sky": "sky", "flying": "fly", "syzygy": "syzygi", "toyed": "toi", "yearly": "yearli",
+                           "boyish": "boyish", "crying": "cry", "dyeing": "dye", "played": "plai",
+                           "analyzed": "analyz", "fayed": "fai", "yay": "yai"}.items():
+            self.assertEqual(ms.stem(word), stem, word)
+
     def test_short_and_non_ascii_words_are_left_alone(self):
         self.assertEqual(ms.stem("is"), "is")
         self.assertEqual(ms.stem("café"), "café")

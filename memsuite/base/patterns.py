@@ -8,6 +8,9 @@ import re
 _LAZY_PATTERNS = {
     "cjk_bytes": (rb"((?:\xe3[\x81-\xbf][\x80-\xbf]|[\xe4-\xed][\x80-\xbf][\x80-\xbf]"
                   rb"|\xef[\xa4-\xab][\x80-\xbf]|\xf0[\xa0-\xb3][\x80-\xbf][\x80-\xbf])+)", 0),
+    # one CJK character (chinese.is_cjk_char's, surrogates left out), in UTF-8 bytes
+    "cjk_char_bytes": (rb"\xe3[\x81-\xbf][\x80-\xbf]|[\xe4-\xec][\x80-\xbf][\x80-\xbf]|\xed[\x80-\x9f][\x80-\xbf]"
+                       rb"|\xef[\xa4-\xab][\x80-\xbf]|\xf0[\xa0-\xb3][\x80-\xbf][\x80-\xbf]", 0),
     "date": (r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)", 0),
     "line_break": (r"\r\n|\r|\n", 0),
     "private_end": (r"<\s*/\s*private\s*>\Z", re.I),

@@ -300,15 +300,16 @@ def _starts_function_word(text):
     return any(text[:n] in ZH_FUNCTION_WORDS for n in (2, 3, 4))
 
 
-_QUANTITY = re.compile(r"^[<>~≈]?\d[\d.,]*\s*(?:[kmgtp]i?b|b|bytes?|k|ms|s|sec|min|h|px|%|x)?$", re.I)
-_BARE_FOLDER = re.compile(r"^\.?[\w-]+/$")
+# compiled on first use (by re): a lookup of what the index holds needs neither
+_QUANTITY = r"^[<>~≈]?\d[\d.,]*\s*(?:[kmgtp]i?b|b|bytes?|k|ms|s|sec|min|h|px|%|x)?$"
+_BARE_FOLDER = r"^\.?[\w-]+/$"
 
 
 def _classify_code(span):
     """A backticked span: a URL or path is that kind; else code (short, not prose)."""
     if re.match(r"^https?://", span, re.I):
         return "url"
-    if _QUANTITY.match(span) or _BARE_FOLDER.match(span):
+    if re.match(_QUANTITY, span, re.I) or re.match(_BARE_FOLDER, span):
         return None  # `1MB`, `200 ms`; `memory/`, `src/`: an amount or a folder word, no entity
     if re.match(r"^(~|\.{1,2})?/", span) or re.match(r"^[\w.-]+/[\w./-]*$", span):
         return "path"
@@ -462,14 +463,18 @@ def defined_names(texts):
     (a People list: '- 张伟明：后端工程师', '- **李娜娜** (运维)')."""
     global _DEFINITION
     if _DEFINITION is None:
-        _DEFINITION = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])?[ \t]*(?:\*\*|__)?([" + CJK_CLASS + r"]{2,4})"
-                                 r"(?:\*\*|__)?[ \t]*[：:（(]", re.M)
+        # The name is a line's first run of non-ASCII characters (what comes
+        # before and after it is ASCII), CJK checked below: a class of the CJK
+        # ranges costs ~30M instructions to compile, every `link.sh` call.
+        # Folded text has ':' and '(' for '：' and '（'.
+        _DEFINITION = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])?[ \t]*(?:\*\*|__)?([^\x00-\x7f]{2,4})"
+                                 r"(?:\*\*|__)?[ \t]*[:(]", re.M)
     found = set()
     for text in texts:
         for m in _DEFINITION.finditer(fold(text)):
             name = m.group(1)
             surname = name[:2] if name[:2] in COMPOUND_SURNAMES else name[:1]
-            if (surname in SURNAMES or surname in COMPOUND_SURNAMES) and len(name) > len(surname) \
+            if is_cjk(name) and (surname in SURNAMES or surname in COMPOUND_SURNAMES) and len(name) > len(surname) \
                     and name not in NOT_NAMES and name not in CJK_STOP_WORDS:
                 found.add(name)
     return frozenset(found)

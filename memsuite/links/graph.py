@@ -19,8 +19,13 @@ Entity.__doc__ = ("An entity: its key, most frequent spelling, kind, how widely 
 
 
 def _digest(names):
-    import hashlib
-    return hashlib.sha1("\n".join(names).encode("utf-8")).hexdigest()[:12] if names else "-"
+    if not names:
+        return "-"
+    try:  # the SHA-1 core alone: hashlib loads OpenSSL, ~12M instructions of every link.sh call
+        from _sha1 import sha1
+    except ImportError:
+        from hashlib import sha1
+    return sha1("\n".join(names).encode("utf-8")).hexdigest()[:12]
 
 
 def _without_fragments(entities):

@@ -223,7 +223,8 @@ def spans_match(spans, wanted):
 # week" asks for the notes of that day or week and nothing else.
 
 AskedDates = record("AskedDates", "today absolute spans only")
-AskedDates.__doc__ = ("The dates a question names: the day it was asked (datetime.date), its "
+AskedDates.__doc__ = ("The dates a question names: the day it was asked (datetime.date; None if "
+                      "the clock was not read, the question naming no relative date), its "
                       "absolute dates as (year, month, day) with None for parts not given, the "
                       "(first, last) days of its relative ones (yesterday, 上周三), and whether "
                       "it asks for nothing but a date.")
@@ -250,15 +251,32 @@ def today_of(value=None):
     return day
 
 
+def lazy_today(value=None):
+    """today_of(value) when value or $MEMORY_TODAY is set (a wrong one is an
+    error on any query), else today_of itself, for asked_dates to call only
+    if the question names a relative date: importing datetime to read the
+    clock costs a cold query ~1 ms."""
+    import os
+    if value or os.environ.get("MEMORY_TODAY", "").strip():
+        return today_of(value)
+    return today_of
+
+
 def asked_dates(query, today=None):
     """The AskedDates of a question, its relative dates read against today
-    (a datetime.date; None: today_of())."""
-    today = today or today_of()
+    (a datetime.date, or a function giving one, called only if the question
+    names a relative date; None: today_of())."""
+    if today is None:
+        today = today_of()
     absolute = _absolute_dates(query)
-    relative = _relative_times(query, today) if _may_be_relative(query) else []
+    relative = []
+    if _may_be_relative(query):
+        today = today() if callable(today) else today
+        relative = _relative_times(query, today)
     said = [where for _, where in absolute] + [where for _, where in relative]
     only = bool(said) and _is_filler(_without(query, said))
-    return AskedDates(today, [ymd for ymd, _ in absolute], [span for span, _ in relative], only)
+    return AskedDates(None if callable(today) else today, [ymd for ymd, _ in absolute],
+                      [span for span, _ in relative], only)
 
 
 _EN_ALONE = frozenset("yesterday today tonight tomorrow ago later".split())
@@ -380,15 +398,48 @@ def _newest_first(date):
 # "When" questions and the times a line states
 
 _WHEN = r"什么时候|哪天|哪一天|几号|几点|几月|什么时间|何时|\bwhen\b|\bwhat (?:time|date|day)\b"
-_TIME = (r"\d{1,4}\s*[年月日号点]|[周星期礼拜][一二三四五六日天]|[上下中]午|早上|晚上|凌晨|[一二三四五六七八九十两]+点"
-         r"|\b\d{1,2}:\d{2}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:am|pm)\b"
-         r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b"
-         r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
+_ZH_DIGITS = "一二三四五六七八九十两"
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTH_STARTS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_TIME_ZH = r"\d{1,4}\s*[年月日号点]|[周星期礼拜][一二三四五六日天]|[上下中]午|早上|晚上|凌晨|[" + _ZH_DIGITS + r"]+点"
+_ZH_TIME_CHARS = "年月日号点周星期礼拜午早晚凌"  # each alternative of _TIME_ZH needs one
+_TIME_LATIN = (r"\b\d{1,2}:\d{2}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:am|pm)\b"
+               r"|\b(?:" + "|".join(_MONTH_STARTS) + r")[a-z]*\.? \d{1,2}\b"
+               r"|\b(?:" + "|".join(_WEEKDAYS) + r")\b")
+_TIME = _TIME_ZH + "|" + _TIME_LATIN
+
+# The alternatives of _WHEN and _TIME, each with the strings it cannot match
+# without (it needs one of them) and the patterns a text must then hold, each
+# needed by the next, the last the alternative itself (none: the string is the
+# match), for asking whether a text holds a match one cheap piece at a time:
+# compiling all of _TIME (its classes of CJK characters) costs a cold query
+# ~1.5 ms, and most texts need none of it.  \d{1,4} is \d there: a match of
+# one holds the other.
+_WHEN_PARTS = (
+    (("什么时候", "哪天", "哪一天", "几号", "几点", "几月", "什么时间", "何时"), ()),
+    (("when",), (r"\bwhen\b",)),
+    (("what ",), (r"\bwhat (?:time|date|day)\b",)),
+)
+_TIME_PARTS = tuple(((unit,), (r"\d\s*" + unit,)) for unit in "年月日号点") + (
+    (tuple(a + b for a in "周星期礼拜" for b in "一二三四五六日天"), ()),
+    (("上午", "下午", "中午", "早上", "晚上", "凌晨"), ()),
+    (tuple(c + "点" for c in _ZH_DIGITS), ()),
+    ((":",), (r"\b\d{1,2}:\d{2}\b",)),
+    (("-",), (r"\b\d{4}-\d{2}-\d{2}\b",)),
+    (("am", "pm"), (r"\b\d{1,2}(?:am|pm)\b",)),
+    (_MONTH_STARTS, (r"[a-z]\.? \d", r"\b(?:" + "|".join(_MONTH_STARTS) + r")[a-z]*\.? \d{1,2}\b")),
+    (_WEEKDAYS, (r"\b(?:" + "|".join(_WEEKDAYS) + r")\b",)))
+
+
+def _holds_any(text, parts):
+    """Whether text holds a match of the alternation parts spell out."""
+    return any(any(s in text for s in needs) and all(re.search(p, text) for p in patterns)
+               for needs, patterns in parts)
 
 
 def asks_when(query):
     """Whether a question asks for a time (什么时候, 哪天, when, what time)."""
-    return bool(re.search(_WHEN, fold(query)))
+    return _holds_any(fold(query), _WHEN_PARTS)
 
 
 def times_in(text):
@@ -396,7 +447,16 @@ def times_in(text):
     '88412'}.  Numbers of one or two digits are left out: they number the
     lines of a transcript (D29:1) as often as they say a fact."""
     folded = fold(text)
-    return set(re.findall(_TIME, folded)) | set(re.findall(r"\d{3,}", folded))
+    times = set()
+    if _holds_any(folded, _TIME_PARTS):  # the Chinese alternatives (half the compiling) only where they can match
+        times = set(re.findall(_TIME if any(c in folded for c in _ZH_TIME_CHARS) else _TIME_LATIN, folded))
+    return times | set(re.findall(r"\d{3,}", folded))
+
+
+def says_time_or_number(text):
+    """Whether times_in(text) finds anything (without compiling _TIME where it can)."""
+    folded = fold(text)
+    return bool(re.search(r"\d{3,}", folded)) or _holds_any(folded, _TIME_PARTS)
 
 
 def holds_time(text):
@@ -404,4 +464,4 @@ def holds_time(text):
     the day, in its lines (a daily note's date heading says when it was
     written, not when something happens)."""
     lines = [line for line in text.split("\n") if not line.lstrip().startswith("#")]
-    return bool(re.search(_TIME, fold("\n".join(lines))))
+    return _holds_any(fold("\n".join(lines)), _TIME_PARTS)

@@ -12,7 +12,7 @@ from ..text.params import DEFAULT_PARAMS
 from ..text.stemmer import stem
 from ..text.tokenizer import (MAX_SPLIT_WORD, MAX_UNKNOWN_WORDS, text_units, cached_grams, check_query_length, expand,
                               index_terms, tokenize)
-from .dates import asked_dates, asks_when, by_asked_days, day_notes, holds_time, names_dates, on_asked_day, today_of
+from .dates import asked_dates, asks_when, by_asked_days, day_notes, holds_time, names_dates, on_asked_day, lazy_today
 from .lexicon import translations
 from .results import Hits, build_passages as _passages, demote_duplicates, make_snippet
 from .supersede import newest_first
@@ -677,7 +677,7 @@ def semantic_share(store, query, params):
 
 
 def _search(store, query, limit, mode, min_score, filters, params):
-    asked = asked_dates(query, today_of(filters.today if filters else None))
+    asked = asked_dates(query, lazy_today(filters.today if filters else None))
     q = analyse_query(store, query, params)  # its relative dates stay words too: 'last year' meets 'last year we...'
     channels = ["keyword"] + (["vector"] if mode != "keyword" else [])
     share = semantic_share(store, query, params) if store.embedder is not None and mode == "hybrid" else 0.0
@@ -901,6 +901,8 @@ def _labels_query_word(text, folded_query):
     of people or a glossary ('- 李明：技术总监', '- Kafka: the queue') says
     what the line is about before its colon."""
     global _LABEL
+    if ":" not in text and "：" not in text:
+        return False  # no label without a colon (and no pattern to compile)
     if _LABEL is None:
         import re
         _LABEL = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?([^:：\n*_]{2,20}?)(?:\*\*|__)?[ \t]*[:：]", re.M)

@@ -3,10 +3,10 @@ and the prompt hook's choice of what to send."""
 import math
 import re
 
-from ..text.chinese import is_cjk
+from ..text.chinese import is_cjk, is_cjk_char
 from ..text.citations import cite, parse_reference, ranges_overlap
 from ..base.options import to_date
-from .results import CJK_CHAR, GIST_TOKENS, TAIL_LINES, estimate_tokens, gist
+from .results import GIST_TOKENS, TAIL_LINES, estimate_tokens, gist
 from .ranking import ANSWER_CUT, analyse_query, search, topic_parts
 from ..text.markdown import is_heading
 from ..text.tokenizer import tokenize
@@ -353,7 +353,7 @@ def _sizer(line):
     if line.isascii():
         return lambda a, b: (b - a + 3) // 4
     import bisect
-    at = [m.start() for m in CJK_CHAR.finditer(line)]
+    at = [i for i, c in enumerate(line) if is_cjk_char(c)]
 
     def size(a, b):
         cjk = bisect.bisect_left(at, b) - bisect.bisect_left(at, a)

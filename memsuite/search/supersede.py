@@ -5,7 +5,7 @@ and the earlier one is marked as such.  Only by what the notes say (lines
 alike but for their times or numbers) and their dates: no recency prior on
 every query (one cost LoCoMo)."""
 from ..text.chinese import fold
-from .dates import times_in
+from .dates import says_time_or_number, times_in
 from ..text.tokenizer import tokenize
 
 # Two lines speak of the same thing when this share of the words of the
@@ -27,7 +27,7 @@ def newest_first(order, candidates, merged, query, params):
 
     def has_time(key):
         if key not in timed:
-            timed[key] = bool(times_in(fold(candidates[key].row.text)))
+            timed[key] = says_time_or_number(fold(candidates[key].row.text))
         return timed[key]
 
     def about(key, words):  # what a hit says about some words, worked out once per hit and words

@@ -9,8 +9,8 @@ def stem(word):
         return word
     w = _step1ab(word)
     w = _step1c(w)
-    w = _replace_suffix(w, _STEP2, 0)
-    w = _replace_suffix(w, _STEP3, 0)
+    w = _replace_suffix(w, _STEP2, _STEP2_ENDS)
+    w = _replace_suffix(w, _STEP3, _STEP3_ENDS)
     w = _step4(w)
     return _step5(w)
 
@@ -24,24 +24,31 @@ def _is_consonant(w, i):
     return True
 
 
+_VOWELS_TO_V = str.maketrans("abcdefghijklmnopqrstuvwxz", "vcccvcccvcccccvcccccvcccc")  # y kept
+
+
+def _form(s):
+    """s as 'c' (consonant) and 'v' (vowel) letters: a y is a vowel after a
+    consonant, a consonant first or after a vowel.  Translating first keeps
+    the per-letter loop to words holding a y."""
+    form = s.translate(_VOWELS_TO_V)
+    if "y" not in form:
+        return form
+    out = list(form)
+    for i, c in enumerate(out):
+        if c == "y":
+            out[i] = "c" if i == 0 or out[i - 1] == "v" else "v"
+    return "".join(out)
+
+
 def _measure(s):
-    """m in Porter's [C](VC)^m[V]: how many vowel-consonant runs s has."""
-    m, i, n = 0, 0, len(s)
-    while i < n and _is_consonant(s, i):
-        i += 1
-    while i < n:
-        while i < n and not _is_consonant(s, i):
-            i += 1
-        if i >= n:
-            break
-        while i < n and _is_consonant(s, i):
-            i += 1
-        m += 1
-    return m
+    """m in Porter's [C](VC)^m[V]: how many vowel-consonant runs s has (each
+    ends where a vowel is followed by a consonant)."""
+    return _form(s).count("vc")
 
 
 def _has_vowel(s):
-    return any(not _is_consonant(s, i) for i in range(len(s)))
+    return "v" in _form(s)
 
 
 def _ends_double_consonant(s):
@@ -94,17 +101,23 @@ _STEP4 = ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "men
 _STEP2 = tuple(sorted(_STEP2, key=lambda p: -len(p[0])))
 _STEP3 = tuple(sorted(_STEP3, key=lambda p: -len(p[0])))
 _STEP4 = tuple(sorted(_STEP4, key=len, reverse=True))
+_STEP2_ENDS = tuple(suffix for suffix, _ in _STEP2)
+_STEP3_ENDS = tuple(suffix for suffix, _ in _STEP3)
 
 
-def _replace_suffix(w, rules, min_measure):
+def _replace_suffix(w, rules, endings):
+    if not w.endswith(endings):  # most words end in none of them: one test in C
+        return w
     for suffix, replacement in rules:
         if w.endswith(suffix):
             base = w[:-len(suffix)]
-            return base + replacement if _measure(base) > min_measure else w
+            return base + replacement if _measure(base) > 0 else w
     return w
 
 
 def _step4(w):
+    if not w.endswith(_STEP4):
+        return w
     for suffix in _STEP4:
         if w.endswith(suffix):
             base = w[:-len(suffix)]

@@ -33,6 +33,18 @@ def sqlite_unavailable_reason():
     return None
 
 
+def sqlite_core():
+    """The sqlite3 module's C core (the same connect, errors and version): the
+    package around it also imports datetime for its date adapters, ~1 ms of
+    every cold query, and this index stores no date objects.  The package
+    where there is no such core."""
+    try:
+        import _sqlite3 as sqlite3
+    except ImportError:
+        import sqlite3
+    return sqlite3
+
+
 class NoFts5(Exception):
     """This SQLite cannot do full-text search: use the JSON backend."""
 
@@ -44,8 +56,7 @@ class SqliteBackend(Backend):
     filename = "index.sqlite3"
 
     def __init__(self, index_dir, params=DEFAULT_PARAMS, warn=None, folder=None):
-        import sqlite3
-        self.sqlite3 = sqlite3
+        self.sqlite3 = sqlite_core()
         self.path = os.path.join(index_dir, self.filename) if index_dir else ":memory:"
         self.params = params
         self.settings = index_settings(params, folder)
