@@ -495,13 +495,10 @@ class RedactTest(unittest.TestCase):
             self.assertEqual(redact(text), text)
 
     def test_case_blind_keys_in_odd_letters_are_still_found(self):
-        # the patterns are asked only when the text holds what one needs; a
-        # case-blind one also reads İ and ı as i, ſ as s and the Kelvin sign as k
-        from memsuite.text.redact import may_hold_secret, redact
-        self.assertFalse(may_hold_secret("a plain note about the garden, 2026-02-19"))
+        # a case-blind pattern also reads İ and ı as i, ſ as s and the Kelvin sign as k
+        from memsuite.text.redact import redact
         for text in ("PASSWORD: correct-horse", "paſſword: correct-horse", "AUTHORİZATION: Basic dXNlcjpwYXNz",
                      "api_\u212aey=abcd1234efgh", "Bearer abcdefghijklmnop"):
-            self.assertTrue(may_hold_secret(text), text)
             self.assertIn("[redacted]", redact(text), text)
 
 
