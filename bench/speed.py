@@ -7,11 +7,19 @@ query (`search.sh QUERY --json`, a new Python process each time).  Medians
 of several runs, with one fixed interpreter (set PYTHON=...; default is the
 one running this script).
 
+With --before DIR (another checkout of the suite), instead: the CPU time
+(user + system) of the same cold queries and of `link.sh entity NAME` for
+both checkouts, runs interleaved so the machine's load falls on both alike,
+with bytecode written beside the code and with PYTHONDONTWRITEBYTECODE=1;
+the ratio now / before is the figure (issue 27: "a cold query no slower").
+
 Usage: python3 bench/speed.py [--runs N] [FOLDER ...]
+       python3 bench/speed.py --before DIR [--runs N] [--entity NAME] [FOLDER ...]
        (default folders: examples/memory and ../shared/eval-data)
 """
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -71,12 +79,74 @@ def measure(folder, python, runs):
             "sync_nochange": nochange, "cold_query": cold, "python_start": start}
 
 
+def cpu_ms(argv, env):
+    """CPU time (user + system, ms) of running argv, its output discarded."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+
+
+def compare(folder, before, python, runs, entity):
+    """{(bytecode mode, "query" or "entity"): (median ms before, median ms now)}:
+    each checkout on its own copy of folder (their index versions may differ)."""
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        copies = {}
+        for name, code in (("before", before), ("now", ROOT)):
+            copies[name] = (code, os.path.join(tmp, name))
+            shutil.copytree(folder, copies[name][1], ignore=shutil.ignore_patterns(".memory"))
+        for bytecode in (True, False):
+            env = env_for(python)
+            if bytecode:
+                env.pop("PYTHONDONTWRITEBYTECODE", None)
+            else:
+                env["PYTHONDONTWRITEBYTECODE"] = "1"
+            calls = {name: [[os.path.join(code, "search.sh"), "--dir", copy, q, "--json"] for q in QUERIES]
+                     + [[os.path.join(code, "link.sh"), "--dir", copy, "entity", entity]] * len(QUERIES)
+                     for name, (code, copy) in copies.items()}
+            for argvs in calls.values():  # index built, bytecode written: not what is measured
+                for argv in argvs[:1] + argvs[-1:]:
+                    cpu_ms(argv, env)
+            times = {(name, kind): [] for name in copies for kind in ("query", "entity")}
+            for _ in range(runs):
+                for name, argvs in calls.items():
+                    for argv in argvs:
+                        times[name, "entity" if "link.sh" in argv[0] else "query"].append(cpu_ms(argv, env))
+            mode = "bytecode written" if bytecode else "PYTHONDONTWRITEBYTECODE=1"
+            for kind in ("query", "entity"):
+                out[mode, kind] = (statistics.median(times["before", kind]), statistics.median(times["now", kind]))
+    return out
+
+
+def print_comparison(args):
+    print("interpreter: %s; before: %s; %d interleaved runs" % (args.python, args.before, args.runs))
+    print("| folder | bytecode | cold query CPU, before → now | ratio | link.sh entity %s | ratio |" % args.entity)
+    print("|---|---|---:|---:|---:|---:|")
+    for folder in args.folders:
+        for mode, pair in sorted(_by_mode(compare(folder, args.before, args.python, args.runs, args.entity))):
+            (qb, qn), (eb, en) = pair
+            print("| %s | %s | %.1f → %.1f ms | %.3f | %.1f → %.1f ms | %.3f |" % (
+                os.path.relpath(folder, ROOT), mode, qb, qn, qn / qb, eb, en, en / eb))
+
+
+def _by_mode(result):
+    return [(mode, (result[mode, "query"], result[mode, "entity"])) for mode in {m for m, _ in result}]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folders", nargs="*", default=DEFAULT_FOLDERS)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--python", default=os.environ.get("PYTHON", sys.executable))
+    ap.add_argument("--before", metavar="DIR", help="another checkout: CPU time ratios against it")
+    ap.add_argument("--entity", default="OpenClaw", help="the entity link.sh looks up (with --before)")
     args = ap.parse_args(argv)
+    if args.before:
+        if not os.path.isfile(os.path.join(args.before, "search.sh")):
+            ap.error("--before %s: no search.sh there (give a checkout of the suite)" % args.before)
+        print_comparison(args)
+        return
     print("interpreter: %s" % args.python)
     print("| folder | files | size | index build | no-change sync | cold query | bare python |")
     print("|---|---:|---:|---:|---:|---:|---:|")
