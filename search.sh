@@ -7,7 +7,9 @@
 # -S skips site-packages (the suite needs only the standard library), which
 # saves ~5 ms of every call's start-up.  gc.freeze() before the exit spares the
 # collection Python runs at shutdown over every object the process made (~1.5 ms
-# of a search); the memory goes back with the process anyway.
+# of a search); the memory goes back with the process anyway.  Objects left in
+# reference cycles are not finalised then: the suite closes its files and
+# indexes itself (with blocks, close()), never by a finaliser.
 # MEMORY_INSTALL_DIR: where it was called from, before symlinks are followed
 # (a skill folder symlinked into a workspace still finds that workspace).
 MEMORY_INSTALL_DIR=$(cd "$(dirname "$0")" && pwd) && export MEMORY_INSTALL_DIR

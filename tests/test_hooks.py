@@ -196,6 +196,11 @@ class SessionStartTest(HookCase):
             if line.startswith("## "):
                 self.assertTrue(k + 1 < len(shown) and shown[k + 1].startswith("- "), part)
 
+    def test_a_memory_md_of_headings_only_is_sent_whole(self):
+        self.write("MEMORY.md", "# Deploy: blue-green, never on Fridays\n")
+        context, _ = self.hook("SessionStart", source="startup")
+        self.assertIn("never on Fridays", context)
+
     def test_a_large_budget_is_still_cut_at_9500_characters(self):
         self.write("MEMORY.md", "# MEMORY\n\n" + "".join("## Topic %d\n- a fact about topic %d, long enough to "
                                                           "count for something in the brief\n\n" % (i, i)

@@ -84,8 +84,11 @@ def memory_md_part(root, budget):
     lines = _lines(root, "MEMORY.md")
     if not lines:
         return []
-    sections = _sections(lines)
     fits = lambda picked: _tokens(_block("MEMORY.md", picked, lines)) <= budget
+    whole = [i for i, line in enumerate(lines) if _visible(line)]
+    if fits(whole):
+        return [("MEMORY.md", lines, whole)] if whole else []
+    sections = _sections(lines)
     best = None
     for per in range(1, max(len(body) for _, body in sections) + 1):
         picked = _first_lines(sections, per)
@@ -96,11 +99,10 @@ def memory_md_part(root, budget):
             break
     if best is None:
         best = []
-        for k in range(1, len(sections) + 1):
-            picked = _first_lines(sections[:k], 1)
-            if picked != best and not fits(picked):
-                break
-            best = picked
+        for section in sections:  # in order, each that still fits (a long one does not hide the rest)
+            picked = sorted(best + _first_lines([section], 1))
+            if fits(picked):
+                best = picked
     return [("MEMORY.md", lines, best)] if best else []
 
 

@@ -206,11 +206,8 @@ def session_start(hook, event, opts):
     parent_capture = None
     if source == "fork" and not state:  # Codex: a new session holding its parent's conversation, briefs included
         state, parent_capture = forked_state(hook, event)
-        if state is None:  # its parent unknown: what a brief would send now counts as sent at the parent's start
-            state = {"held": []}
-            _hold(state, brief.build(hook.root, _brief_budget(opts), wrap=lambda body: FRAME % body)[2])
-            _save_quietly(hook, session, state)
-            return
+        if state is None:  # its parent unknown (it may never have had a brief): as a new session
+            state, source = {}, "startup"
     if source not in ("resume", "compact", "fork"):
         state["held"] = []  # a fresh context: what it had before is gone
     # a resumed or compacted session keeps what it was sent (Claude Code
@@ -255,7 +252,7 @@ def _forked_from(path):
         with open(os.path.expanduser(path), "rb") as f:
             first = json.loads(f.readline(1 << 20).decode("utf-8", "replace"))
         parent = first.get("payload", {}).get("forked_from_id")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):  # a first line nested too deep for json
         return None
     return parent if isinstance(parent, str) and parent else None
 
@@ -325,12 +322,15 @@ def recall(root, prompt, held=(), skip_paths=(), budget=RECALL_TOKENS, cut=RECAL
     finally:
         if own:
             store.close()
-    worth = choose(hits, query, cut, floor, skip_paths, topic)
+    # secrets out before lines are cut (a cut could leave half a key no pattern knows)
+    # and keyed (the brief keys its lines redacted: the same line is the same key)
+    worth = [h._replace(text=redact(h.text), heading=redact(h.heading or "")) for h in
+             choose(hits, query, cut, floor, skip_paths, topic)]
     chosen = unheld(worth, held)
     if not chosen:
         return "", [], []
     text, ranges, keys = pack_lines(chosen, query, budget, sent=held_whole(worth, held))
-    return (redact(text), ranges, keys) if ranges else ("", [], [])  # recall goes out unasked: no secret in it
+    return (redact(text), ranges, keys) if ranges else ("", [], [])  # recall goes out unasked: no secret in it, whole or cut
 
 
 def user_prompt(hook, event, opts):

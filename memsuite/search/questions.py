@@ -30,7 +30,7 @@ def sentences(text):
     out = []
     hidden = _QUOTED.sub(lambda m: m.group(0).translate(_HIDE), text)
     for piece in _SENTENCE.findall(hidden):
-        if out and _ABBREVIATION.search(out[-1]):
+        if out and _ABBREVIATION.search(out[-1][-8:]):  # its end only: a long run of "a. a." stays linear
             out[-1] += piece
         else:
             out.append(piece)

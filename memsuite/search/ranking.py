@@ -726,8 +726,9 @@ def _search(store, query, limit, mode, min_score, filters, params):
     if params.duplicate_share < 1.0:  # near-duplicate suppression (results.py)
         order, repeats = demote_duplicates(order, candidates, merged, q, params, min_score)
     evidence = topic_evidence(q, params) if long_prompt and params.topic_prior > 0 else 1.0
-    if evidence != 1.0:  # the same factor for every hit: the order stays
-        merged = {k: min(1.0, v * evidence) for k, v in merged.items()}
+    if evidence != 1.0 and merged:  # the same factor for every hit: the order stays...
+        evidence = min(evidence, 1.0 / max(max(merged.values()), 1e-9))  # ...and no score over 1, so it divides out
+        merged = {k: v * evidence for k, v in merged.items()}
 
     hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
     if min_score is None and hits:
@@ -792,7 +793,7 @@ def topic_evidence(q, params=DEFAULT_PARAMS):
     persona's turns stay under the cut, more right answers reach it."""
     own, unseen = topic_parts(q)
     n, k, typical = len(own) + len(unseen), params.topic_prior, params.topic_words
-    return n * (typical + k) / (typical * (n + k)) if n else 1.0
+    return n * (typical + k) / (typical * (n + k)) if n and typical > 0 and n + k > 0 else 1.0
 
 
 def file_evidence(rows, merged, params=DEFAULT_PARAMS):

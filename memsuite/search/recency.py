@@ -45,21 +45,14 @@ def prefer_recent(store, order, rows, merged, params):
     return sorted(order, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
 
 
-_SENTENCE_END = None
-
-
 def tells_something(query):
     """Whether a chat turn says something besides its questions (a sentence
-    not ending in a question mark): "I tried the starter you suggested. What
-    next?" continues a conversation; a turn of questions only ("Where is
-    the runner from? And how long is the event?") asks for facts, which
-    their age does not rank."""
-    global _SENTENCE_END
-    if _SENTENCE_END is None:
-        import re
-        _SENTENCE_END = re.compile(r"(?<=[.!?。！？…])\s*|\n+")
-    sentences = [s.strip() for s in _SENTENCE_END.split(query) if s.strip(" \t\"'*.…")]
-    return any(not s.endswith(("?", "？")) for s in sentences)
+    not ending in a question mark, nor a colon that introduces one): "I
+    tried the starter you suggested. What next?" continues a conversation;
+    a turn of questions only ("Where is the runner from? And how long is the
+    event?") asks for facts, which their age does not rank."""
+    from .questions import sentences  # loaded for a chat turn only
+    return any(not s.endswith(("?", "？", ":", "：")) for s in sentences(query))
 
 
 def prefer_recent_turns(store, order, rows, merged, params):
