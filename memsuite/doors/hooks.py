@@ -318,7 +318,7 @@ def recall(root, prompt, held=(), skip_paths=(), budget=RECALL_TOKENS, cut=RECAL
     store = store or MemoryStore(root, backend=backend, warn=lambda msg: None)
     try:
         hits = run_search(store, search_request(query, limit=RECALL_HITS), sync=own)
-        topic = prompt_topic(store, query) if hits else None
+        topic = prompt_topic(store, query, hits.analysed) if hits else None
     finally:
         if own:
             store.close()

@@ -740,7 +740,7 @@ def _search(store, query, limit, mode, min_score, filters, params):
     hits = [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
     out = Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
                _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
-    out.evidence = evidence
+    out.evidence, out.analysed = evidence, q
     return out
 
 

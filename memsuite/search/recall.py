@@ -215,12 +215,13 @@ Topic.__doc__ = ("A prompt's topic words (ranking.topic_parts) weighed by idf: {
                  "(a small memory has not seen many everyday words yet).")
 
 
-def prompt_topic(store, query):
+def prompt_topic(store, query, analysed=None):
     """The Topic of a prompt in this memory: its topic words (no chat
     filler, frame or function words) weighted by idf, a word the index
     never saw weighing most.  A memory of fewer than UNKNOWN_FULL_CHUNKS
-    chunks counts its unseen words in proportion to its size."""
-    q = analyse_query(store, query, store.params)
+    chunks counts its unseen words in proportion to its size.  analysed:
+    the query as its search analysed it (Hits.analysed), not done again."""
+    q = analysed or analyse_query(store, query, store.params)
     if not q.n_docs:
         return Topic({}, 0.0, 0.0)
     own, unseen = topic_parts(q)

@@ -31,6 +31,7 @@ class Hits(list):
     stale = False  # the index could not be brought up to date (ranking.search with sync)
     checked = None  # what a watcher vouched for instead of this process's own look
     evidence = 1.0  # what a chat turn's scores were multiplied by (ranking.topic_evidence)
+    analysed = None  # the query as ranking analysed it (ranking.analyse_query), for the prompt hook's gate
 
     def __init__(self, hits=(), channels=(), repeats=(), earlier=None):
         list.__init__(self, hits)
