@@ -111,6 +111,127 @@ class ForkTest(HookCase):
             self.assertIn("KX-4471", forked)
 
 
+def cc_attachment(context, hook="SessionStart"):
+    """A Claude Code transcript record of a hook's additionalContext (as 2.1.197 writes it)."""
+    return json.dumps({"type": "attachment", "sessionId": "any", "uuid": "u-%d" % len(context),
+                       "attachment": {"type": "hook_additional_context", "content": [context],
+                                      "hookName": hook, "hookEvent": hook}})
+
+
+def codex_developer(context):
+    """A Codex rollout record of a hook's context (the model's input: a developer message)."""
+    return json.dumps({"type": "response_item", "payload": {
+        "type": "message", "role": "developer", "content": [{"type": "input_text", "text": context}]}})
+
+
+SPARE_KEY = "- The spare house key is with the neighbour at number 14.\n"
+PROFILE = "Who is Lin Wei, what does he work as, and which time zone and phone number are on file?"
+
+
+class TranscriptHeldTest(HookCase):
+    """What a session's transcript carries of the notes the hooks sent is
+    held, whatever the session id.  Claude Code 2.1.197's `--resume ID
+    --fork-session` (the real client, tests/e2e): SessionStart comes with
+    source=resume under the PARENT's id and transcript; the prompts that
+    follow come under a new id whose transcript, a copy of the parent's
+    records (its notes included), is written only after the first prompt."""
+
+    def add_note(self):
+        with open(os.path.join(self.dir, "MEMORY.md"), "a", encoding="utf-8") as f:
+            f.write(SPARE_KEY)
+
+    def briefed_parent(self):
+        """sess-1 briefed at startup, its transcript holding the brief as Claude Code records it."""
+        brief, _ = self.hook("SessionStart", source="startup")
+        self.assertIn("KX-4471", brief)
+        self.transcript([cc_attachment(brief)])
+        return brief
+
+    def test_a_resume_under_a_new_id_whose_transcript_holds_the_brief_gets_only_what_changed(self):
+        brief, _ = self.hook("SessionStart", source="startup", session_id="sess-0")
+        for record in (cc_attachment, codex_developer):
+            path = self.transcript([record(brief)], name="other-%s.jsonl" % record.__name__)
+            again, _ = self.hook("SessionStart", source="resume", session_id="new-" + record.__name__,
+                                 transcript_path=path)
+            self.assertIsNone(again, "its transcript holds the brief")
+        self.add_note()
+        path = self.transcript([cc_attachment(brief)], name="third.jsonl")
+        changed, _ = self.hook("SessionStart", source="resume", session_id="sess-3", transcript_path=path)
+        self.assertEqual(memory_lines(changed), [SPARE_KEY.strip()])
+
+    def test_a_forks_first_prompt_is_not_sent_what_its_parent_holds(self):
+        brief = self.briefed_parent()
+        alone, _ = self.hook("UserPromptSubmit", prompt=PROFILE, session_id="sess-other",
+                             transcript_path=os.path.join(self.tmp, "elsewhere", "o.jsonl"))
+        self.assertTrue(set(memory_lines(alone)) & set(memory_lines(brief)), "the prompt must reach the brief's lines")
+        self.add_note()
+        delta, _ = self.hook("SessionStart", source="resume")  # the fork's start, under its parent's id
+        self.assertEqual(memory_lines(delta), [SPARE_KEY.strip()])
+        fork = os.path.join(self.tmp, "sess-fork.jsonl")  # not written yet
+        context, _ = self.hook("UserPromptSubmit", prompt=PROFILE + " Where is the spare house key?",
+                               session_id="sess-fork", transcript_path=fork)
+        self.assertFalse(set(memory_lines(context)) & set(memory_lines(brief) + memory_lines(delta)), context)
+
+    def test_the_parent_resumed_again_gets_what_its_fork_was_sent(self):
+        self.briefed_parent()
+        self.add_note()
+        self.hook("SessionStart", source="resume")  # a fork's start: what it sends lands in the fork
+        self.hook("UserPromptSubmit", prompt=PROFILE, session_id="sess-fork",
+                  transcript_path=os.path.join(self.tmp, "sess-fork.jsonl"))
+        again, _ = self.hook("SessionStart", source="resume")  # the parent's transcript never got it
+        self.assertEqual(memory_lines(again), [SPARE_KEY.strip()])
+
+    def test_a_plain_resumes_prompt_is_not_sent_what_the_resume_sent(self):
+        self.briefed_parent()
+        self.add_note()
+        delta, _ = self.hook("SessionStart", source="resume")
+        context, _ = self.hook("UserPromptSubmit", prompt="Where is the spare house key?")
+        self.assertNotIn(SPARE_KEY.strip(), memory_lines(context))
+
+    def test_a_forks_capture_leaves_out_its_parents_lines(self):
+        from test_hooks import TRANSCRIPT, turn
+        brief, _ = self.hook("SessionStart", source="startup")
+        self.transcript(TRANSCRIPT + [cc_attachment(brief)])
+        self.hook("SessionEnd", reason="other")
+        fork = self.transcript(TRANSCRIPT + [cc_attachment(brief), turn(
+            "user", "Remember that the staging bucket is called shop-stage-eu.")], name="sess-fork.jsonl")
+        self.hook("SessionEnd", reason="other", session_id="sess-fork", transcript_path=fork)
+        mine = [f for f in self.session_files() if "sess-fork" in f]
+        with open(mine[0], encoding="utf-8") as f:
+            captured = [l for l in f.read().splitlines() if l.startswith("- ")]
+        self.assertEqual(len(captured), 1, captured)
+        self.assertIn("shop-stage-eu", captured[0])
+
+    def test_a_damaged_transcript_fails_open(self):
+        brief, _ = self.hook("SessionStart", source="startup")
+        path = self.transcript(["[" * 100000 + "<memory-notes", "{not json <memory-notes", "\xff\xfe",
+                                cc_attachment(brief)[:-20]], name="bad.jsonl")
+        again, p = self.hook("SessionStart", source="resume", session_id="sess-bad", transcript_path=path)
+        self.assertIn("KX-4471", again)  # nothing known as held: the whole brief
+        self.assertEqual(p.stderr, b"")
+
+
+class CarriedTest(unittest.TestCase):
+    def test_read_from_where_the_last_look_stopped(self):
+        import tempfile
+        from memsuite.files.carried import carried
+        block = '<memory-notes source="memory-suite" session="abc123">\nNotes\n- one\n- two\n</memory-notes>'
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "t.jsonl")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(cc_attachment(block) + "\n" + cc_attachment(block.replace("two", "three"))[:30])
+            lines, tags, end = carried(path)
+            self.assertEqual((lines, tags), (["Notes", "- one", "- two", ""], {"abc123"}))
+            with open(path, "a", encoding="utf-8") as f:  # the half-written record completed
+                f.write(cc_attachment(block.replace("two", "three"))[30:] + "\n")
+            lines, _, end2 = carried(path, end)
+            self.assertIn("- three", lines)
+            self.assertNotIn("- two", lines)
+            self.assertEqual(carried(path, end2)[0], [])
+            self.assertIn("- two", carried(path, end2 + 100)[0], "a shorter file was rewritten: read again")
+            self.assertIsNone(carried(os.path.join(tmp, "missing.jsonl")))
+
+
 class BackendTest(HookCase):
     def test_the_hook_uses_the_backend_it_is_given(self):
         shutil.rmtree(os.path.join(self.dir, ".memory"), ignore_errors=True)
