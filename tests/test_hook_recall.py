@@ -103,6 +103,20 @@ class ForkTest(HookCase):
         self.assertIn("spare house key", later)
         self.assertNotIn("KX-4471", later)
 
+    def test_a_forks_prompt_holds_what_its_parent_was_sent_without_a_session_start(self):
+        # Codex 0.171 `exec fork`: without "fork" in the SessionStart matcher the prompt comes first
+        brief, _ = self.hook("SessionStart", source="startup")
+        path = self.fork_transcript("sess-1")
+        context, _ = self.hook("UserPromptSubmit", prompt=PROFILE, session_id="sess-fork", transcript_path=path)
+        self.assertFalse(set(memory_lines(context)) & set(memory_lines(brief)), context)
+        alone, _ = self.hook("UserPromptSubmit", prompt=PROFILE, session_id="sess-other")
+        self.assertTrue(set(memory_lines(alone)) & set(memory_lines(brief)), "the prompt must reach the brief's lines")
+
+    def test_the_codex_hooks_start_a_fork(self):
+        with open(os.path.join(ROOT, "integrations", "codex", "hooks.json"), encoding="utf-8") as f:
+            [start] = json.load(f)["hooks"]["SessionStart"]
+        self.assertIn("fork", start["matcher"].split("|"))
+
     def test_a_fork_of_an_unknown_parent_gets_the_brief_as_a_new_session(self):
         # its parent may never have had one: a brief twice costs less than none
         for path in (os.path.join(self.tmp, "missing.jsonl"), self.transcript(["[" * 100000], name="deep.jsonl")):

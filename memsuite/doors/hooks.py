@@ -207,8 +207,6 @@ def session_start(hook, event, opts):
     session = event.get("session_id")
     source = event.get("source") or "startup"
     state = hook.load(session)
-    if source == "fork" and not state:  # Codex: a new session holding its parent's conversation, briefs included
-        state = forked_state(hook, event)
     fresh = source not in ("resume", "compact", "fork")
     if fresh:
         state["held"] = []  # a fresh context: what it had before is gone
@@ -253,18 +251,6 @@ def _brief_budget(opts):
     return _int(opts.get("budget") or os.environ.get("MEMORY_HOOK_BRIEF_TOKENS"), BRIEF_TOKENS)
 
 
-def forked_state(hook, event):
-    """The starting state of a forked session (Codex): its parent, named by
-    forked_from_id in the first line of the transcript, is its ancestor and
-    what the parent was sent is held; {} when the parent is unknown (it may
-    never have had a brief: the fork's transcript then says what it holds)."""
-    parent = _forked_from(event.get("transcript_path"))
-    if not parent or parent == event.get("session_id"):
-        return {}
-    state = hook.load(parent)
-    return {"held": state.get("held") or [], "ancestors": [_safe_id(parent)]}
-
-
 def _forked_from(path):
     """The parent session id a Codex transcript's session_meta names, or None."""
     if not isinstance(path, str) or not path:
@@ -293,6 +279,8 @@ def look(hook, session, event, state, fresh=False):
     found = carried(path, _int(seen.get("at"), 0))
     if found is None:
         return bool(seen.get("recorded"))
+    if not fresh and not seen["at"]:
+        _inherit(hook, session, state, _forked_from(path))
     lines, tags, seen["at"] = found
     if not fresh and lines:
         _hold(state, [line_key(l) for l in lines if l.strip()])
@@ -300,6 +288,17 @@ def look(hook, session, event, state, fresh=False):
         _add_ancestors(hook, state, tags - {_tag(session)})
     state["seen"] = seen
     return bool(seen["recorded"])
+
+
+def _inherit(hook, session, state, parent):
+    """A fork whose transcript names its parent (Codex: forked_from_id; the
+    parent's records are not copied, only pointed to): the parent is its
+    ancestor and what the parent held, it holds.  An unknown parent (it may
+    never have had a brief) gives nothing."""
+    if parent and parent != session and os.path.exists(hook.state_path(parent)):
+        _hold(state, list(_held(hook.load(parent))))
+        known = state.get("ancestors") if isinstance(state.get("ancestors"), list) else []
+        state["ancestors"] = [a for a in known if a != _safe_id(parent)] + [_safe_id(parent)]
 
 
 def _pending_path(hook, session):
@@ -337,9 +336,7 @@ def take_pending(hook, session, event, state):
         return
     if pending is None:
         return
-    if parent:
-        _hold(state, list(_held(hook.load(parent))))
-        state["ancestors"] = [parent]
+    _inherit(hook, session, state, parent)
     _hold(state, pending.get("sent") if isinstance(pending.get("sent"), list) else [])
     try:
         os.unlink(mine)
