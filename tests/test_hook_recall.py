@@ -46,15 +46,39 @@ class ResumeTest(HookCase):
         other, _ = self.hook("SessionStart", source="startup", session_id="sess-2")
         self.assertEqual(memory_lines(other), memory_lines(first))
 
-    def test_compact_sends_the_checkpoint_not_the_brief_again(self):
+    def test_compact_sends_the_checkpoint_and_the_brief_again(self):
+        """A compaction drops the notes from the model's context (Claude Code
+        2.1.197: the request after /compact carries no earlier brief; Codex
+        0.171: its replacement history leaves our developer message out):
+        the checkpoint and the brief again; then a resume gets nothing."""
         from test_hooks import TRANSCRIPT
         first, _ = self.hook("SessionStart", source="startup")
-        self.transcript(TRANSCRIPT)
+        self.transcript(TRANSCRIPT + [cc_attachment(first)])
         self.hook("PreCompact", trigger="manual", custom_instructions="")
         context, _ = self.hook("SessionStart", source="compact")
         self.assertIn("This session before compaction", context)
         self.assertIn("Fly.io", context)
-        self.assertFalse(set(memory_lines(first)) & set(memory_lines(context)), context)
+        self.assertIn("KX-4471", context)
+        boundary = json.dumps({"type": "system", "subtype": "compact_boundary", "uuid": "b1", "compactMetadata": {
+            "preservedMessages": {"allUuids": ["kept-1"]}}})
+        self.transcript(TRANSCRIPT + [cc_attachment(first), boundary, cc_attachment(context)])
+        again, _ = self.hook("SessionStart", source="resume")
+        self.assertIsNone(again, "the compaction's brief is in the context")
+
+    def test_a_compaction_keeps_the_notes_of_the_messages_it_keeps(self):
+        first, _ = self.hook("SessionStart", source="startup")
+        for kept in (["u-brief"], []):
+            boundary = json.dumps({"type": "system", "subtype": "compact_boundary", "compactMetadata": {
+                "preservedMessages": {"allUuids": kept}}})
+            brief_record = json.loads(cc_attachment(first))
+            brief_record["uuid"] = "u-brief"
+            self.transcript([json.dumps(brief_record), boundary], name="c%d.jsonl" % len(kept))
+            again, _ = self.hook("SessionStart", source="resume", session_id="sess-c%d" % len(kept),
+                                 transcript_path=os.path.join(self.tmp, "c%d.jsonl" % len(kept)))
+            if kept:
+                self.assertIsNone(again, "the brief's message was kept")
+            else:
+                self.assertIn("KX-4471", again)
 
     def test_a_resumed_session_is_not_sent_its_own_capture(self):
         from test_hooks import TRANSCRIPT
@@ -234,15 +258,17 @@ class CarriedTest(unittest.TestCase):
             path = os.path.join(tmp, "t.jsonl")
             with open(path, "w", encoding="utf-8") as f:
                 f.write(cc_attachment(block) + "\n" + cc_attachment(block.replace("two", "three"))[:30])
-            lines, tags, end = carried(path)
-            self.assertEqual((lines, tags), (["Notes", "- one", "- two", ""], {"abc123"}))
+            items, end = carried(path)
+            self.assertEqual(items, [("notes", "u-%d" % len(block), ["Notes", "- one", "- two", ""], {"abc123"})])
             with open(path, "a", encoding="utf-8") as f:  # the half-written record completed
                 f.write(cc_attachment(block.replace("two", "three"))[30:] + "\n")
-            lines, _, end2 = carried(path, end)
-            self.assertIn("- three", lines)
-            self.assertNotIn("- two", lines)
+                f.write(json.dumps({"type": "compacted", "payload": {"replacement_history": []}}) + "\n")
+            items, end2 = carried(path, end)
+            self.assertEqual([i[0] for i in items], ["notes", "compacted"])
+            self.assertIn("- three", items[0][2])
+            self.assertNotIn("- two", items[0][2])
             self.assertEqual(carried(path, end2)[0], [])
-            self.assertIn("- two", carried(path, end2 + 100)[0], "a shorter file was rewritten: read again")
+            self.assertIn("- two", carried(path, end2 + 100)[0][0][2], "a shorter file was rewritten: read again")
             self.assertIsNone(carried(os.path.join(tmp, "missing.jsonl")))
 
 

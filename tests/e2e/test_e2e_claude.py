@@ -113,6 +113,16 @@ class ClaudeCodeTest(ClientCase):
     def test_one_brief_per_session_on_resume(self):
         self.assertLessEqual(sum(len(briefs(b)) for b in self.resumed[-1:]), 1)
 
+    def test_after_compact_the_brief_comes_again(self):
+        """/compact drops the notes from the context (the request after it
+        carried no brief before): the brief comes again, once, beside the
+        checkpoint."""
+        body = self.resumed[-1]
+        [brief] = briefs(body)
+        self.assertIn("PA-2291-0043", brief)
+        sent = [l for n in notes(body) for l in n.split("\n") if l.startswith("- ") and "stub" not in l.lower()]
+        self.assertEqual(len(sent), len(set(sent)), [l for l in set(sent) if sent.count(l) > 1])
+
     def test_a_fork_is_not_sent_what_its_conversation_holds(self):
         """claude --resume ID --fork-session: the fork's request carries its
         parent's notes; no memory line reaches it twice (the stub's own

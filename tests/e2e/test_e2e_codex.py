@@ -3,6 +3,7 @@ the docs say (the memory folder on the command line), against the stub of the
 Responses API: `codex exec` with --dangerously-bypass-hook-trust (CI has no one
 to trust the hooks), and, when tmux is here, the TUI: the trust step, a fact
 and /compact."""
+import json
 import os
 import re
 import shutil
@@ -174,6 +175,15 @@ class CodexTest(ClientCase):
         self.assertIn("trusted_hash", self.tui["config"])
         self.assertTrue(any(recalls(b) or briefs(b) for b in self.tui["bodies"]))
         self.check_facts_once_and_secrets_absent(["4-112", "周四下午要去取护照"])
+
+    @unittest.skipUnless(TMUX, "tmux is needed to drive the TUI")
+    def test_tui_after_compaction_the_brief_comes_again(self):
+        """Codex's compaction leaves our developer message out of what it keeps:
+        the question after /compact carries the brief again, once."""
+        asked = [b for b in self.tui["bodies"] if "What's my desk number now?" in json.dumps(b, ensure_ascii=False)]
+        self.assertTrue(asked)
+        [brief] = briefs(asked[-1])
+        self.assertIn("Okafor", brief)
 
     def test_turn_time_with_and_without_the_hooks(self):
         rows = []
