@@ -46,15 +46,39 @@ class ResumeTest(HookCase):
         other, _ = self.hook("SessionStart", source="startup", session_id="sess-2")
         self.assertEqual(memory_lines(other), memory_lines(first))
 
-    def test_compact_sends_the_checkpoint_not_the_brief_again(self):
+    def test_compact_sends_the_checkpoint_and_the_brief_again(self):
+        """A compaction drops the notes from the model's context (Claude Code
+        2.1.197: the request after /compact carries no earlier brief; Codex
+        0.171: its replacement history leaves our developer message out):
+        the checkpoint and the brief again; then a resume gets nothing."""
         from test_hooks import TRANSCRIPT
         first, _ = self.hook("SessionStart", source="startup")
-        self.transcript(TRANSCRIPT)
+        self.transcript(TRANSCRIPT + [cc_attachment(first)])
         self.hook("PreCompact", trigger="manual", custom_instructions="")
         context, _ = self.hook("SessionStart", source="compact")
         self.assertIn("This session before compaction", context)
         self.assertIn("Fly.io", context)
-        self.assertFalse(set(memory_lines(first)) & set(memory_lines(context)), context)
+        self.assertIn("KX-4471", context)
+        boundary = json.dumps({"type": "system", "subtype": "compact_boundary", "uuid": "b1", "compactMetadata": {
+            "preservedMessages": {"allUuids": ["kept-1"]}}})
+        self.transcript(TRANSCRIPT + [cc_attachment(first), boundary, cc_attachment(context)])
+        again, _ = self.hook("SessionStart", source="resume")
+        self.assertIsNone(again, "the compaction's brief is in the context")
+
+    def test_a_compaction_keeps_the_notes_of_the_messages_it_keeps(self):
+        first, _ = self.hook("SessionStart", source="startup")
+        for kept in (["u-brief"], []):
+            boundary = json.dumps({"type": "system", "subtype": "compact_boundary", "compactMetadata": {
+                "preservedMessages": {"allUuids": kept}}})
+            brief_record = json.loads(cc_attachment(first))
+            brief_record["uuid"] = "u-brief"
+            self.transcript([json.dumps(brief_record), boundary], name="c%d.jsonl" % len(kept))
+            again, _ = self.hook("SessionStart", source="resume", session_id="sess-c%d" % len(kept),
+                                 transcript_path=os.path.join(self.tmp, "c%d.jsonl" % len(kept)))
+            if kept:
+                self.assertIsNone(again, "the brief's message was kept")
+            else:
+                self.assertIn("KX-4471", again)
 
     def test_a_resumed_session_is_not_sent_its_own_capture(self):
         from test_hooks import TRANSCRIPT
@@ -103,12 +127,149 @@ class ForkTest(HookCase):
         self.assertIn("spare house key", later)
         self.assertNotIn("KX-4471", later)
 
+    def test_a_forks_prompt_holds_what_its_parent_was_sent_without_a_session_start(self):
+        # Codex 0.171 `exec fork`: without "fork" in the SessionStart matcher the prompt comes first
+        brief, _ = self.hook("SessionStart", source="startup")
+        path = self.fork_transcript("sess-1")
+        context, _ = self.hook("UserPromptSubmit", prompt=PROFILE, session_id="sess-fork", transcript_path=path)
+        self.assertFalse(set(memory_lines(context)) & set(memory_lines(brief)), context)
+        alone, _ = self.hook("UserPromptSubmit", prompt=PROFILE, session_id="sess-other")
+        self.assertTrue(set(memory_lines(alone)) & set(memory_lines(brief)), "the prompt must reach the brief's lines")
+
+    def test_the_codex_hooks_start_a_fork(self):
+        with open(os.path.join(ROOT, "integrations", "codex", "hooks.json"), encoding="utf-8") as f:
+            [start] = json.load(f)["hooks"]["SessionStart"]
+        self.assertIn("fork", start["matcher"].split("|"))
+
     def test_a_fork_of_an_unknown_parent_gets_the_brief_as_a_new_session(self):
         # its parent may never have had one: a brief twice costs less than none
         for path in (os.path.join(self.tmp, "missing.jsonl"), self.transcript(["[" * 100000], name="deep.jsonl")):
             forked, _ = self.hook("SessionStart", source="fork", session_id="sess-fork-%d" % len(path),
                                   transcript_path=path)
             self.assertIn("KX-4471", forked)
+
+
+def cc_attachment(context, hook="SessionStart"):
+    """A Claude Code transcript record of a hook's additionalContext (as 2.1.197 writes it)."""
+    return json.dumps({"type": "attachment", "sessionId": "any", "uuid": "u-%d" % len(context),
+                       "attachment": {"type": "hook_additional_context", "content": [context],
+                                      "hookName": hook, "hookEvent": hook}})
+
+
+def codex_developer(context):
+    """A Codex rollout record of a hook's context (the model's input: a developer message)."""
+    return json.dumps({"type": "response_item", "payload": {
+        "type": "message", "role": "developer", "content": [{"type": "input_text", "text": context}]}})
+
+
+SPARE_KEY = "- The spare house key is with the neighbour at number 14.\n"
+PROFILE = "Who is Lin Wei, what does he work as, and which time zone and phone number are on file?"
+
+
+class TranscriptHeldTest(HookCase):
+    """What a session's transcript carries of the notes the hooks sent is
+    held, whatever the session id.  Claude Code 2.1.197's `--resume ID
+    --fork-session` (the real client, tests/e2e): SessionStart comes with
+    source=resume under the PARENT's id and transcript; the prompts that
+    follow come under a new id whose transcript, a copy of the parent's
+    records (its notes included), is written only after the first prompt."""
+
+    def add_note(self):
+        with open(os.path.join(self.dir, "MEMORY.md"), "a", encoding="utf-8") as f:
+            f.write(SPARE_KEY)
+
+    def briefed_parent(self):
+        """sess-1 briefed at startup, its transcript holding the brief as Claude Code records it."""
+        brief, _ = self.hook("SessionStart", source="startup")
+        self.assertIn("KX-4471", brief)
+        self.transcript([cc_attachment(brief)])
+        return brief
+
+    def test_a_resume_under_a_new_id_whose_transcript_holds_the_brief_gets_only_what_changed(self):
+        brief, _ = self.hook("SessionStart", source="startup", session_id="sess-0")
+        for record in (cc_attachment, codex_developer):
+            path = self.transcript([record(brief)], name="other-%s.jsonl" % record.__name__)
+            again, _ = self.hook("SessionStart", source="resume", session_id="new-" + record.__name__,
+                                 transcript_path=path)
+            self.assertIsNone(again, "its transcript holds the brief")
+        self.add_note()
+        path = self.transcript([cc_attachment(brief)], name="third.jsonl")
+        changed, _ = self.hook("SessionStart", source="resume", session_id="sess-3", transcript_path=path)
+        self.assertEqual(memory_lines(changed), [SPARE_KEY.strip()])
+
+    def test_a_forks_first_prompt_is_not_sent_what_its_parent_holds(self):
+        brief = self.briefed_parent()
+        alone, _ = self.hook("UserPromptSubmit", prompt=PROFILE, session_id="sess-other",
+                             transcript_path=os.path.join(self.tmp, "elsewhere", "o.jsonl"))
+        self.assertTrue(set(memory_lines(alone)) & set(memory_lines(brief)), "the prompt must reach the brief's lines")
+        self.add_note()
+        delta, _ = self.hook("SessionStart", source="resume")  # the fork's start, under its parent's id
+        self.assertEqual(memory_lines(delta), [SPARE_KEY.strip()])
+        fork = os.path.join(self.tmp, "sess-fork.jsonl")  # not written yet
+        context, _ = self.hook("UserPromptSubmit", prompt=PROFILE + " Where is the spare house key?",
+                               session_id="sess-fork", transcript_path=fork)
+        self.assertFalse(set(memory_lines(context)) & set(memory_lines(brief) + memory_lines(delta)), context)
+
+    def test_the_parent_resumed_again_gets_what_its_fork_was_sent(self):
+        self.briefed_parent()
+        self.add_note()
+        self.hook("SessionStart", source="resume")  # a fork's start: what it sends lands in the fork
+        self.hook("UserPromptSubmit", prompt=PROFILE, session_id="sess-fork",
+                  transcript_path=os.path.join(self.tmp, "sess-fork.jsonl"))
+        again, _ = self.hook("SessionStart", source="resume")  # the parent's transcript never got it
+        self.assertEqual(memory_lines(again), [SPARE_KEY.strip()])
+
+    def test_a_plain_resumes_prompt_is_not_sent_what_the_resume_sent(self):
+        self.briefed_parent()
+        self.add_note()
+        delta, _ = self.hook("SessionStart", source="resume")
+        context, _ = self.hook("UserPromptSubmit", prompt="Where is the spare house key?")
+        self.assertNotIn(SPARE_KEY.strip(), memory_lines(context))
+
+    def test_a_forks_capture_leaves_out_its_parents_lines(self):
+        from test_hooks import TRANSCRIPT, turn
+        brief, _ = self.hook("SessionStart", source="startup")
+        self.transcript(TRANSCRIPT + [cc_attachment(brief)])
+        self.hook("SessionEnd", reason="other")
+        fork = self.transcript(TRANSCRIPT + [cc_attachment(brief), turn(
+            "user", "Remember that the staging bucket is called shop-stage-eu.")], name="sess-fork.jsonl")
+        self.hook("SessionEnd", reason="other", session_id="sess-fork", transcript_path=fork)
+        mine = [f for f in self.session_files() if "sess-fork" in f]
+        with open(mine[0], encoding="utf-8") as f:
+            captured = [l for l in f.read().splitlines() if l.startswith("- ")]
+        self.assertEqual(len(captured), 1, captured)
+        self.assertIn("shop-stage-eu", captured[0])
+
+    def test_a_damaged_transcript_fails_open(self):
+        brief, _ = self.hook("SessionStart", source="startup")
+        path = self.transcript(["[" * 100000 + "<memory-notes", "{not json <memory-notes", "\xff\xfe",
+                                cc_attachment(brief)[:-20]], name="bad.jsonl")
+        again, p = self.hook("SessionStart", source="resume", session_id="sess-bad", transcript_path=path)
+        self.assertIn("KX-4471", again)  # nothing known as held: the whole brief
+        self.assertEqual(p.stderr, b"")
+
+
+class CarriedTest(unittest.TestCase):
+    def test_read_from_where_the_last_look_stopped(self):
+        import tempfile
+        from memsuite.files.carried import carried
+        block = '<memory-notes source="memory-suite" session="abc123">\nNotes\n- one\n- two\n</memory-notes>'
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "t.jsonl")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(cc_attachment(block) + "\n" + cc_attachment(block.replace("two", "three"))[:30])
+            items, end = carried(path)
+            self.assertEqual(items, [("notes", "u-%d" % len(block), ["Notes", "- one", "- two", ""], {"abc123"})])
+            with open(path, "a", encoding="utf-8") as f:  # the half-written record completed
+                f.write(cc_attachment(block.replace("two", "three"))[30:] + "\n")
+                f.write(json.dumps({"type": "compacted", "payload": {"replacement_history": []}}) + "\n")
+            items, end2 = carried(path, end)
+            self.assertEqual([i[0] for i in items], ["notes", "compacted"])
+            self.assertIn("- three", items[0][2])
+            self.assertNotIn("- two", items[0][2])
+            self.assertEqual(carried(path, end2)[0], [])
+            self.assertIn("- two", carried(path, end2 + 100)[0][0][2], "a shorter file was rewritten: read again")
+            self.assertIsNone(carried(os.path.join(tmp, "missing.jsonl")))
 
 
 class BackendTest(HookCase):

@@ -190,8 +190,8 @@ def build(root, budget=1500, checkpoint=None, wrap=None, held=(), own=None):
     """(text, [(path, first, last)], [line keys]) of the brief, or ("", [], []).
     held: the line_key of every line the session already has.  The brief is
     chosen as for a fresh session, then those lines are left out: a resumed
-    session is sent what changed since, or nothing.  own: the session's
-    own captured file, which its conversation holds (left out)."""
+    session is sent what changed since, or nothing.  own: the captured
+    files its conversation holds (its own, a fork's parent's): left out."""
     parts, ranges, keys = [], [], []
     left = budget - 120  # the framing
     sections = []
@@ -202,7 +202,7 @@ def build(root, budget=1500, checkpoint=None, wrap=None, held=(), own=None):
     pieces = memory_md_part(root, int(left * 0.55))
     sections.append(("## Long-term notes (MEMORY.md)\n", pieces))
     left -= _tokens(render(pieces)[0])
-    sections.append(("## Recent days\n", recent_part(root, left, skip=(checkpoint, own))))
+    sections.append(("## Recent days\n", recent_part(root, left, skip=(checkpoint,) + tuple(own or ()))))
     for title, pieces in sections:
         text, r, k = render(pieces, held)
         if text:

@@ -12,6 +12,7 @@ from clients import (BADGE, PIANO, ROOT, SECRET_PROMPT, ClientCase, briefs, bull
                      wanted)
 
 CLAUDE = tool("cc", "node_modules", ".bin", "claude")
+FORK_PROMPT = "What's my badge number now? Where is the car insurance policy, and who is my dentist?"
 CLAUDE_MARKERS = ["Primary Request", "previous conversation", "Summary", "Compacted", "command-", "Caveat",
                   "TOOLNOISE", "system-reminder", "<"]
 
@@ -47,8 +48,13 @@ class ClaudeCodeTest(ClientCase):
         cls.resumed = cls.stub.bodies(m)
         cls.sid = sid
         m = cls.stub.mark()
-        cls.claude("-p", "What's my badge number now? 我女儿的钢琴课是什么时候？")
+        third = cls.claude("-p", "What's my badge number now? 我女儿的钢琴课是什么时候？", "--output-format", "json")
         cls.third = cls.stub.bodies(m)
+        # a fork of it: its SessionStart comes as a resume of the parent, its prompt under a new id
+        cls.fork_of = json.loads(third.stdout)["session_id"]
+        m = cls.stub.mark()
+        fork = cls.claude("--resume", cls.fork_of, "--fork-session", "-p", FORK_PROMPT, "--output-format", "json")
+        cls.forked, cls.fork_id = cls.stub.bodies(m), json.loads(fork.stdout)["session_id"]
         # the same question under a 250-token brief: a fact's line can fall out of the brief
         m = cls.stub.mark()
         cls.run_client([CLAUDE, "-p", "What's my badge number now? 我女儿的钢琴课是什么时候？"],
@@ -106,6 +112,31 @@ class ClaudeCodeTest(ClientCase):
 
     def test_one_brief_per_session_on_resume(self):
         self.assertLessEqual(sum(len(briefs(b)) for b in self.resumed[-1:]), 1)
+
+    def test_after_compact_the_brief_comes_again(self):
+        """/compact drops the notes from the context (the request after it
+        carried no brief before): the brief comes again, once, beside the
+        checkpoint."""
+        body = self.resumed[-1]
+        [brief] = briefs(body)
+        self.assertIn("PA-2291-0043", brief)
+        sent = [l for n in notes(body) for l in n.split("\n") if l.startswith("- ") and "stub" not in l.lower()]
+        self.assertEqual(len(sent), len(set(sent)), [l for l in set(sent) if sent.count(l) > 1])
+
+    def test_a_fork_is_not_sent_what_its_conversation_holds(self):
+        """claude --resume ID --fork-session: the fork's request carries its
+        parent's notes; no memory line reaches it twice (the stub's own
+        answer, captured in every session, aside), and the new session file
+        does not repeat its parent's lines (test_facts_captured_once)."""
+        body = self.forked[-1]
+        self.assertNotEqual(self.fork_id, self.fork_of)
+        self.assertIn(FORK_PROMPT, json.dumps(body, ensure_ascii=False))
+        self.assertIn("PA-2291-0043", "\n".join(briefs(body)), "the parent's brief is in the fork's conversation")
+        sent = [l for n in notes(body) for l in n.split("\n") if l.startswith("- ") and "stub" not in l.lower()]
+        self.assertEqual(len(sent), len(set(sent)), [l for l in set(sent) if sent.count(l) > 1])
+        self.assertLessEqual(len(briefs(body)), 2, "the parent's brief and at most what changed since")
+        parent, fork = ([l for n, l in bullets(self.mem) if sid in n] for sid in (self.fork_of, self.fork_id))
+        self.assertFalse(set(parent) & set(fork), "the fork's file repeats its parent's lines")
 
     def test_turn_time_with_and_without_the_hooks(self):
         rows = [("install (marketplace add + plugin install)", self.install_ms)]

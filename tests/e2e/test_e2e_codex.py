@@ -3,6 +3,7 @@ the docs say (the memory folder on the command line), against the stub of the
 Responses API: `codex exec` with --dangerously-bypass-hook-trust (CI has no one
 to trust the hooks), and, when tmux is here, the TUI: the trust step, a fact
 and /compact."""
+import json
 import os
 import re
 import shutil
@@ -10,11 +11,13 @@ import subprocess
 import time
 import unittest
 
-from clients import BADGE, PIANO, ROOT, SECRET_PROMPT, ClientCase, briefs, notes, recalls, report, tool, wanted
+from clients import (BADGE, PIANO, ROOT, SECRET_PROMPT, ClientCase, briefs, bullets, notes, recalls, report, tool,
+                     wanted)
 
 CODEX = tool("codex", "node_modules", ".bin", "codex")
 BYPASS = "--dangerously-bypass-hook-trust"
 TMUX = shutil.which("tmux")
+FORK_PROMPT = "What's my badge number now? Who is my landlord and when is rent due? What is the Wi-Fi called?"
 CODEX_MARKERS = ["environment_context", "<cwd>", "current_date", "Summary", "summary", "handoff",
                  "Another language model", "permissions", "AGENTS.md", "<"]
 
@@ -53,6 +56,9 @@ class CodexTest(ClientCase):
         m = cls.stub.mark()
         cls.codex("exec", BYPASS, "resume", sid, "What should I do next about the staging DB?")
         cls.resumed = cls.stub.bodies(m)
+        m = cls.stub.mark()  # a fork: its transcript names its parent (forked_from_id), copies nothing
+        cls.fork_of, cls.fork_id = sid, cls.session_id(cls.codex("exec", BYPASS, "fork", sid, FORK_PROMPT))
+        cls.forked = cls.stub.bodies(m)
         m = cls.stub.mark()
         cls.codex("exec", BYPASS, "What's my badge number now? 我女儿的钢琴课是什么时候？")
         cls.third = cls.stub.bodies(m)
@@ -149,12 +155,35 @@ class CodexTest(ClientCase):
     def test_one_brief_per_session_on_resume(self):
         self.assertLessEqual(len(briefs(self.resumed[-1])), 1)
 
+    def test_a_fork_is_not_sent_what_its_conversation_holds(self):
+        """codex exec fork ID: SessionStart(fork) (integrations/codex/hooks.json
+        matches it) and the prompt under a new id; the parent's brief is in
+        the fork's request, no memory line twice, and the fork's file does
+        not repeat its parent's lines."""
+        body = self.forked[-1]
+        self.assertTrue(self.fork_id and self.fork_id != self.fork_of, self.fork_id)
+        self.assertIn("Okafor", "\n".join(briefs(body)), "the parent's brief is in the fork's conversation")
+        sent = [l for n in notes(body) for l in n.split("\n") if l.startswith("- ") and "stub" not in l.lower()]
+        self.assertEqual(len(sent), len(set(sent)), [l for l in set(sent) if sent.count(l) > 1])
+        parent, fork = ([l for n, l in bullets(self.mem) if sid in n] for sid in (self.fork_of, self.fork_id))
+        self.assertTrue(parent)
+        self.assertFalse(set(parent) & set(fork), "the fork's file repeats its parent's lines")
+
     @unittest.skipUnless(TMUX, "tmux is needed to drive the TUI")
     def test_tui_trust_step_then_compaction_captures_what_was_said(self):
         self.assertTrue(self.tui["asked"], "the TUI did not ask to trust the hooks")
         self.assertIn("trusted_hash", self.tui["config"])
         self.assertTrue(any(recalls(b) or briefs(b) for b in self.tui["bodies"]))
         self.check_facts_once_and_secrets_absent(["4-112", "周四下午要去取护照"])
+
+    @unittest.skipUnless(TMUX, "tmux is needed to drive the TUI")
+    def test_tui_after_compaction_the_brief_comes_again(self):
+        """Codex's compaction leaves our developer message out of what it keeps:
+        the question after /compact carries the brief again, once."""
+        asked = [b for b in self.tui["bodies"] if "What's my desk number now?" in json.dumps(b, ensure_ascii=False)]
+        self.assertTrue(asked)
+        [brief] = briefs(asked[-1])
+        self.assertIn("Okafor", brief)
 
     def test_turn_time_with_and_without_the_hooks(self):
         rows = []
