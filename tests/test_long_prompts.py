@@ -113,7 +113,8 @@ class TopicEvidenceTest(SessionsFolder):
 
     def test_a_question_with_an_initial_is_one_sentence(self):
         for question in ("What did Dr. Smith say about the oven?", "When did Caroline go to the support group?",
-                         "Is the oven hot yet?!", "the Dutch oven"):
+                         "Is the oven hot yet?!", "the Dutch oven", "rss\nconfig", "Note: the oven",
+                         "'; DROP TABLE chunks; --"):
             self.assertFalse(several_sentences(question), question)
         for turn in ("Understood. 3 litres it is for today.", "Okay! What next?", "舅舅的单位叫什么？另外，型号呢？"):
             self.assertTrue(several_sentences(turn), turn)

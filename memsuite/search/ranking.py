@@ -226,12 +226,14 @@ def is_chat_turn(query, params=DEFAULT_PARAMS):
 def several_sentences(query):
     """Whether a prompt says more than one sentence ("Understood. 3 litres
     it is for today."): a short chat turn, not a question, however few its
-    words (questions.sentences, loaded only for a prompt with a sentence's
-    end before its last word)."""
-    if not any(c in query.rstrip(" \t\r\n.!?。！？") for c in ".!?。！？\n"):
+    words.  Only a full stop, an exclamation or a question mark or a
+    semicolon before its last word can end one (questions.sentences,
+    loaded only then)."""
+    query = " ".join(query.split())  # a line break alone ends no sentence ("rss\nconfig")
+    if not any(c in query.rstrip(" .!?。！？;；") for c in ".!?。！？;；"):
         return False
     from .questions import sentences
-    return len(sentences(query)) > 1
+    return sum(1 for s in sentences(query) if any(c.isalnum() for c in s)) > 1  # ("'; DROP TABLE x; --": one)
 
 
 def filler_weights(terms, params=DEFAULT_PARAMS):
