@@ -481,6 +481,20 @@ class GateTest(unittest.TestCase):
         self.assertTrue(choose([much._replace(score=score)], self.LONG, topic=topic))
         self.assertEqual(choose([little._replace(score=score)], self.LONG, topic=topic), [])
 
+    def test_a_short_turn_of_several_sentences_is_judged_as_a_turn_not_a_question(self):
+        # another person's "Understood. 3 litres it is for today." matches on a word or two: a
+        # best hit holding little of its topic keeps it under the cut, though it holds its subject
+        from memsuite.search.recall import RECALL_CUT, choose, covered_share
+        turn = "Understood. The violin recital checklist it is for today."
+        question = "The violin recital checklist for today?"
+        topic = self.topic(violin=3.0, recit=2.5, checklist=2.0, understood=2.0, todai=2.0)
+        best = self.hit(RECALL_CUT - 0.01, "- the violin")  # its subject, a quarter of its topic
+        self.assertLess(covered_share(topic, best), 0.3)
+        self.assertTrue(choose([best], question, topic=topic))  # a question holding its subject
+        self.assertEqual(choose([best], turn, topic=topic), [])
+        held = self.hit(RECALL_CUT - 0.01, "- understood: the violin recital checklist")
+        self.assertTrue(choose([held], turn, topic=topic))  # most of its topic
+
     def test_a_question_is_judged_by_its_score_unless_its_best_hit_holds_its_subject(self):
         from memsuite.search.recall import RECALL_CUT, SUBJECT_BOOST, choose
         question = "violin recital checklist?"

@@ -9,7 +9,7 @@ import unittest
 
 from helpers import ROOT
 import memory_store as ms
-from memsuite.search.ranking import analyse_query, is_chat_turn, search, topic_evidence
+from memsuite.search.ranking import analyse_query, is_chat_turn, search, several_sentences, topic_evidence
 from memsuite.search.explain import explain
 from memsuite.search.recall import choose, gate_factor
 from memsuite.search.recency import tells_something
@@ -99,6 +99,25 @@ class TopicEvidenceTest(SessionsFolder):
         question = "sourdough starter hydration proofing"
         self.assertEqual([(h.id, h.score) for h in self.hits(question)],
                          [(h.id, h.score) for h in self.hits(question, topic_prior=0.0)])
+
+    def test_a_short_turn_of_several_sentences_is_scaled_too(self):
+        # a chat turn by its form, not its length: "Understood. 3 litres it is for today."
+        short = "Great, thanks. The oven is hot now."
+        self.assertFalse(is_chat_turn(short))
+        self.assertTrue(several_sentences(short))
+        factor = self.factor(short)
+        self.assertLess(factor, 1.0)  # oven, hot: two topic words any kitchen chat has
+        on, off = self.hits(short), self.hits(short, topic_prior=0.0)
+        self.assertAlmostEqual(on.evidence, factor, places=6)
+        self.assertAlmostEqual(on[0].score, off[0].score * factor, places=3)
+
+    def test_a_question_with_an_initial_is_one_sentence(self):
+        for question in ("What did Dr. Smith say about the oven?", "When did Caroline go to the support group?",
+                         "Is the oven hot yet?!", "the Dutch oven", "rss\nconfig", "Note: the oven",
+                         "'; DROP TABLE chunks; --"):
+            self.assertFalse(several_sentences(question), question)
+        for turn in ("Understood. 3 litres it is for today.", "Okay! What next?", "舅舅的单位叫什么？另外，型号呢？"):
+            self.assertTrue(several_sentences(turn), turn)
 
     def test_the_prompt_hooks_gate_reads_the_unscaled_score(self):
         hits = self.hits(PROMPT)

@@ -223,6 +223,19 @@ def is_chat_turn(query, params=DEFAULT_PARAMS):
     return len(words) >= params.long_prompt_terms
 
 
+def several_sentences(query):
+    """Whether a prompt says more than one sentence ("Understood. 3 litres
+    it is for today."): a short chat turn, not a question, however few its
+    words.  Only a full stop, an exclamation or a question mark or a
+    semicolon before its last word can end one (questions.sentences,
+    loaded only then)."""
+    query = " ".join(query.split())  # a line break alone ends no sentence ("rss\nconfig")
+    if not any(c in query.rstrip(" .!?。！？;；") for c in ".!?。！？;；"):
+        return False
+    from .questions import sentences
+    return sum(1 for s in sentences(query) if any(c.isalnum() for c in s)) > 1  # ("'; DROP TABLE x; --": one)
+
+
 def filler_weights(terms, params=DEFAULT_PARAMS):
     """{term: filler_weight} for the chat words of a long prompt (text/filler.py):
     its topic is in its other words."""
@@ -725,7 +738,9 @@ def _search(store, query, limit, mode, min_score, filters, params):
     repeats = set()
     if params.duplicate_share < 1.0:  # near-duplicate suppression (results.py)
         order, repeats = demote_duplicates(order, candidates, merged, q, params, min_score)
-    evidence = topic_evidence(q, params) if long_prompt and params.topic_prior > 0 else 1.0
+    evidence = 1.0  # a chat turn, long or of several short sentences, scaled by its topic words
+    if params.topic_prior > 0 and (long_prompt or several_sentences(query)):
+        evidence = topic_evidence(q, params)
     if evidence != 1.0 and merged:  # the same factor for every hit: the order stays...
         evidence = min(evidence, 1.0 / max(max(merged.values()), 1e-9))  # ...and no score over 1, so it divides out
         merged = {k: v * evidence for k, v in merged.items()}

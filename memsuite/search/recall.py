@@ -7,7 +7,7 @@ from ..text.chinese import is_cjk, is_cjk_char
 from ..text.citations import cite, parse_reference, ranges_overlap
 from ..base.options import to_date
 from .results import GIST_TOKENS, TAIL_LINES, estimate_tokens, gist
-from .ranking import ANSWER_CUT, analyse_query, search, topic_parts
+from .ranking import ANSWER_CUT, analyse_query, search, several_sentences, topic_parts
 from ..text.markdown import is_heading
 from ..text.tokenizer import tokenize
 from ..base.records import StoreError, UsageError, record
@@ -177,7 +177,8 @@ def pack(hits, query, budget):
 # The prompt hook's recall: when to speak, and what to send within a budget
 
 RECALL_CUT = ANSWER_CUT  # the one calibrated "this answers it" line (search/ranking.py; bench/calibration.py)
-RECALL_FLOOR = 0.2      # once the best hit passes the cut, others down to this score fill the budget
+RECALL_FLOOR = 0.15     # once the best hit passes the cut, others down to this score fill the budget
+                        # (bench/autorecall.py, tuning personas: 0.15 cites more sessions than 0.2 or 0.25)
 QUESTION_WORDS = 10     # a question's content words: longer prompts' scores are raised to compare with its cut
 LENGTH_EXPONENT = 0.5   # how much (bench/autorecall.py, RealMem tuning personas)
 UNKNOWN_FULL_CHUNKS = 200  # a memory this big knows the everyday words: below it, unknown words count less
@@ -268,8 +269,10 @@ def gate_factor(query, topic=None, best=None):
     for words the memory has never seen), times (the share its best hit
     holds / COVER_NEUTRAL) ** COVER_EXPONENT: another person's turn matches
     this memory on a few everyday words, a turn it can answer on much of
-    its topic.  A question: 1, or up to 1 + SUBJECT_BOOST when its best hit
-    holds its subject, as much as the memory knows its topic (a question
+    its topic; the same for a short turn of several sentences ("Understood.
+    3 litres it is for today."), its length factor 1.  A question: 1, or
+    up to 1 + SUBJECT_BOOST when its best hit holds its subject, as much
+    as the memory knows its topic (a question
     about what the memory knows is often answered by a hit just under the
     cut; its one unknown word is as often a paraphrase or a typo: never
     below 1)."""
@@ -277,7 +280,7 @@ def gate_factor(query, topic=None, best=None):
     if topic is None or best is None:
         return factor
     known = 1.0 - unknown_share(topic)
-    if factor > 1.0:
+    if factor > 1.0 or several_sentences(query):  # a short chat turn is no question either
         covered = covered_share(topic, best)
         cover = 1.0 if covered is None else (covered / COVER_NEUTRAL) ** COVER_EXPONENT
         return factor * known * cover
