@@ -26,6 +26,32 @@ Filters.__doc__ = ("Which files a search may return: dates (YYYY-MM-DD), a path 
                    "$MEMORY_TODAY or the clock's), which filters nothing.")
 
 BLOCK_LINES = 8  # the index keeps each file's lines once, in compressed blocks of lines
+PIECE_SEPARATOR = "\t"  # stored between a long line's pieces' units (units never hold a tab)
+
+
+def stored_chunk(line_at, start_line, end_line, piece, chunk_chars):
+    """(text, units) of a stored chunk, from its file's stored lines (line_at(n):
+    line n's text and units).  A piece of a long line is its slice of the line
+    (line_pieces), with its own units: a long line's units are kept piece by
+    piece (a tuple), so a piece is never analysed again when it is read."""
+    if piece:
+        line, units = line_at(start_line)
+        return line[(piece - 1) * chunk_chars:piece * chunk_chars], (units[piece - 1],)
+    got = [line_at(n) for n in range(start_line, end_line + 1)]
+    return "\n".join(g[0] for g in got), tuple(g[1] for g in got)
+
+
+def join_units(units):
+    """Lines' units (a tuple for a long line's pieces) as one text, a line per line."""
+    return "\n".join([PIECE_SEPARATOR.join(u) if isinstance(u, tuple) else u for u in units])
+
+
+def split_units(text):
+    """join_units undone."""
+    units = text.split("\n")
+    if PIECE_SEPARATOR not in text:
+        return units
+    return [tuple(u.split(PIECE_SEPARATOR)) if PIECE_SEPARATOR in u else u for u in units]
 
 
 def glob_matches(pattern, path):
@@ -99,4 +125,4 @@ def timestamp_now():
 
 
 # The backend contract is the Backend class (backend.py).
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9  # 9: a long line's units stored piece by piece

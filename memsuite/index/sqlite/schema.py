@@ -11,6 +11,8 @@ SQLITE_SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
 CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER,
                    mtime_ns INTEGER, hash TEXT, issue TEXT, date TEXT, headings BLOB);
+-- every search lists the notes it cannot read: a few rows, not a scan of every file's
+CREATE INDEX files_with_issues ON files(path) WHERE issue IS NOT NULL;
 CREATE TABLE blocks(id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE chunks(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, ordinal INTEGER NOT NULL,
                     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, piece INTEGER NOT NULL,
