@@ -1,5 +1,6 @@
 """What an index stores and returns, the filters a search applies, and the sync plan."""
 import time
+from operator import itemgetter
 
 from ..base.records import record
 from ..files.sources import is_session
@@ -85,13 +86,20 @@ def has_filters(filters):
     return filters is not None and any(v for name, v in zip(filters._fields, filters) if name != "today")
 
 
+_PATH, _STAT = itemgetter(0), itemgetter(2, 3)  # of a SourceFile: path; (size, mtime_ns)
+
+
 def stat_digest(found):
     """A digest of every found file's path, size and modification time: equal
     to the one the last sync stored, it means nothing changed (without
-    reading what the index knows of each file)."""
+    reading what the index knows of each file).  The paths go through
+    crc32 and adler32 (Python's hash of a string differs from process to
+    process), the numbers through Python's hash of a tuple of integers (the
+    same in every process, and no text to format for each file)."""
     import zlib
-    data = "\n".join(["%s\t%d\t%d" % (f.path, f.size, f.mtime_ns) for f in found]).encode("utf-8", "surrogatepass")
-    return "%08x%08x-%d" % (zlib.crc32(data), zlib.adler32(data), len(found))
+    paths = "\n".join(map(_PATH, found)).encode("utf-8", "surrogatepass")
+    stats = hash(tuple(map(_STAT, found))) & 0xFFFFFFFFFFFFFFFF
+    return "%08x%08x%016x-%d" % (zlib.crc32(paths), zlib.adler32(paths), stats, len(found))
 
 
 def plan_sync(known, found):

@@ -737,7 +737,8 @@ def _search(store, query, limit, mode, min_score, filters, params):
     if params.spread_share < 1.0 and long_prompt:
         hits = spread_files(hits, params.spread_share)
     qterms = set(q.weights)
-    hits = [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
+    analysed = {line: units for r in rows.values() for line, units in zip(r.text.split("\n"), r.units)}  # as stored
+    hits = [h._replace(snippet=make_snippet(h.text, qterms, analysed=analysed)) for h in hits[:limit]]
     out = Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
                _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
     out.evidence, out.analysed = evidence, q
