@@ -34,6 +34,7 @@ from .connect import (NAMESPACE_RE, copy_value, describe_server, dsn_settings, e
                                load_driver, parse_namespaces, pg8000_args, scrub)
 from ...base.records import IndexDamaged, StoreError
 from ..blocks import unpack_block, unpack_headings
+from ..prepare import stored_units
 from ..backend import Backend
 from .schema import LOCK_SPACE, NS_TABLES, PG_SCHEMA, PG_SCHEMA_VERSION, SCHEMA_LOCK
 
@@ -411,6 +412,8 @@ class PostgresBackend(Backend):
                     self.warn("namespace %s is damaged (%s); its hits are left out until its folder syncs"
                               % (ns, path))
                 continue
+            if piece and isinstance(lines.get((file_id, start), ("", ()))[1], str):  # an older namespace
+                lines[file_id, start] = _in_pieces(lines[file_id, start], self.params.chunk_chars)
             text, units = stored_chunk(lambda n: lines.get((file_id, n), ("", "")), start, end, piece,
                                        self.params.chunk_chars)
             shown = path if ns == self.ns else "%s:%s" % (ns, path)
@@ -482,3 +485,11 @@ class _Snapshot:
                 if exc[0] is None:
                     raise
         return False
+
+
+def _in_pieces(line, chunk_chars):
+    """A long line of another folder's namespace indexed before schema 9 (its
+    folder rebuilds it when it next syncs), its units whole: as schema 9
+    keeps it, each piece's units (a tuple)."""
+    text, _ = line
+    return text, stored_units(text, chunk_chars)
