@@ -339,7 +339,7 @@ def make_candidates(rows, params=DEFAULT_PARAMS):
             body.update(terms)
             lines.append(terms)
         head = Counter(expand(row.head_units)) if row.head_units else Counter()
-        words = [t for t in body if t.isascii() and len(t) >= 4 and t.isalpha()]
+        words = [t for t in filter(str.isalpha, filter(str.isascii, body)) if len(t) >= 4]  # filter: no loop in Python
         words += [t for t in head if t not in body and t.isascii() and len(t) >= 4 and t.isalpha()]
         out[key] = Candidate(row, lines, body, head, row.length, " ".join("^%s$" % t for t in sorted(words)),
                              vector_norm(row.norm_terms, row.n_grams, params.gram_weight))
@@ -362,6 +362,8 @@ def discount_longer_words(candidates, query, store, params=DEFAULT_PARAMS):
     for bigram, before, after in _content_bigrams(query):
         for key, c in candidates.items():
             for n, units in enumerate(c.row.units + (c.row.head_units or "",)):
+                if bigram not in units:  # most lines: no unit to look at
+                    continue
                 n = -1 if n == len(c.row.units) else n
                 for unit in units.split():
                     at = unit.find(bigram)

@@ -253,14 +253,19 @@ def display_terms(qterms):
 
 def match_spans(text, qterms):
     """Character spans of text whose terms are query terms (for highlighting)."""
+    return list(_spans_in_order(text, qterms))
+
+
+def _spans_in_order(text, qterms):
+    """match_spans, one span at a time, in text order (a snippet needs only
+    the first: each word after it would be stemmed for nothing)."""
     qterms = display_terms(qterms)
-    spans = []
     folded = text.lower() if text.isascii() else _fold_per_char(text)
     for start, end, cjk in term_spans(folded):
         run = folded[start:end]
         if not cjk:
             if set(tokenize(run)) & qterms:
-                spans.append((start, end))
+                yield start, end
             continue
         marked = [False] * len(run)
         for i in range(len(run)):
@@ -274,11 +279,10 @@ def match_spans(text, qterms):
                 j = i
                 while j < len(run) and marked[j]:
                     j += 1
-                spans.append((start + i, start + j))
+                yield start + i, start + j
                 i = j
             else:
                 i += 1
-    return spans
 
 
 def _fold_per_char(text):
@@ -308,8 +312,8 @@ def make_snippet(text, qterms, width=SNIPPET_CHARS, analysed=None):
     snippet = " ".join(picked)
     if len(snippet) <= width:
         return snippet
-    spans = match_spans(snippet, qterms)
-    start = max(0, (spans[0][0] if spans else 0) - width // 4)
+    first = next(_spans_in_order(snippet, qterms), None)
+    start = max(0, (first[0] if first else 0) - width // 4)
     return ("…" if start else "") + snippet[start:start + width] + "…"
 
 
