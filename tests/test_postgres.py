@@ -388,6 +388,34 @@ class NamespacesTest(PostgresCase):
         code, out, err = run_script("search.sh", "--dir", a, "get", "memory/2026-02-01.md:2", env=pg_env(na))
         self.assertIn("alice", out)
 
+    def test_a_namespace_indexed_before_schema_9_is_read_as_it_was_written(self):
+        """Another folder's namespace keeps its old format until that folder
+        syncs: its long lines' units are whole (schema 8), and a search
+        reading it still scores and shows their pieces as a fresh index does."""
+        a, b = self.two_folders()
+        with open(os.path.join(b, "memory", "2026-02-02.md"), "w", encoding="utf-8") as f:
+            f.write(" ".join("word%d" % i for i in range(400)) + " bobonly temples at dawn\n")
+        na, nb = self.ns("a"), self.ns("b")
+        self.pg_store(a, na).sync()
+        self.pg_store(b, nb).sync()
+
+        def search():
+            with mock.patch.dict(os.environ, {"MEMORY_NAMESPACE": na}):
+                store = ms.MemoryStore(a, backend="postgres", namespace="%s,%s" % (na, nb))
+            self.addCleanup(store.close)
+            return [(h.id, h.score, h.snippet) for h in memory_search.search(store, "bobonly temples")]
+        fresh = search()
+        self.assertTrue(fresh)
+        from memsuite.index.blocks import pack_block, unpack_block
+        from memsuite.text.tokenizer import text_units
+        for file_id, block, data in sql(self.admin, "SELECT b.file, b.block, b.data FROM memsuite_blocks b JOIN "
+                                                    "memsuite_files f ON f.id = b.file WHERE f.ns=%s", (nb,)):
+            lines, _ = unpack_block(bytes(data))
+            sql(self.admin, "UPDATE memsuite_blocks SET data=%s WHERE file=%s AND block=%s",
+                (pack_block(lines, [text_units(line) for line in lines]), file_id, block))
+        sql(self.admin, "UPDATE memsuite_meta SET value='8' WHERE ns=%s AND key='schema_version'", (nb,))
+        self.assertEqual(search(), fresh)
+
     def test_a_folder_never_replaces_another_folders_namespace(self):
         a, b = self.two_folders()
         na = self.ns("a")

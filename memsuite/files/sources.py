@@ -2,6 +2,7 @@
 them safely, and paths that may never leave it."""
 import os
 import re
+from operator import attrgetter
 
 from ..text.markdown import mask_private, split_lines
 from ..base.patterns import pattern
@@ -156,6 +157,7 @@ class FolderRule:
             if line:
                 self.patterns.append((line, keep, dir_only, anchored))
         self.takes_back = any(keep for _, keep, _, _ in self.patterns)
+        self.every_file = not self.workspace and not self.patterns  # admits() is True: discover skips the call
 
     def admits(self, rel):
         """True if the file at rel ('/'-separated) is a memory."""
@@ -368,7 +370,7 @@ def discover(root, index_dir=None, folders=None):
             problems.append((prefix.rstrip("/") or ".", "unreadable"))
             continue
         at_suite = folder == suite
-        if folder != root and any(e.name == "SKILL.md" for e in entries) and not at_suite:
+        if folder != root and "SKILL.md" in map(_name, entries) and not at_suite:
             continue  # an agent skill installed in the workspace, not memories
         subfolders = []
         for entry in entries:
@@ -385,7 +387,7 @@ def discover(root, index_dir=None, folders=None):
                     if entry.path != index_dir and rule.may_hold(rel):
                         subfolders.append((entry.path, rel + "/"))
                     continue
-                if not name.lower().endswith(".md") or not rule.admits(rel):
+                if not name.lower().endswith(".md") or not (rule.every_file or rule.admits(rel)):
                     continue
                 if entry.is_symlink() and not os.path.realpath(entry.path).startswith(root_prefix):
                     problems.append((rel, "symlink-outside"))
@@ -394,10 +396,14 @@ def discover(root, index_dir=None, folders=None):
             except OSError:
                 problems.append((rel, "unreadable"))
                 continue
-            if stat_mod.S_ISREG(st.st_mode):
-                files.append(SourceFile(rel, entry.path, st.st_size, st.st_mtime_ns))
+            if stat_mod.S_ISREG(st.st_mode):  # tuple.__new__: a record's checks cost ~2 ms over 4,000 files
+                files.append(_new_record(SourceFile, (rel, entry.path, st.st_size, st.st_mtime_ns)))
         stack.extend(reversed(subfolders))
     return files, problems
+
+
+_name = attrgetter("name")
+_new_record = tuple.__new__
 
 
 def stat_sources(root, paths):

@@ -1,6 +1,8 @@
 """The block format the SQLite and PostgreSQL indexes share: a file's lines, eight
 at a time, stored compressed with their analysed units; its heading trails once."""
 
+from .records import join_units, split_units
+
 BLOCK_KEY = 1 << 24  # a block's row id: file id * BLOCK_KEY + block number
 
 
@@ -8,7 +10,7 @@ def pack_block(lines, units):
     """BLOCK_LINES lines and their analysed units, compressed together: a CJK
     run repeats the text, so zlib stores it almost for free."""
     import zlib
-    data = "\n".join(lines) + "\0" + "\n".join(units)
+    data = "\n".join(lines) + "\0" + join_units(units)
     return zlib.compress(data.encode("utf-8", "surrogatepass"), 6)
 
 
@@ -16,7 +18,7 @@ def unpack_block(blob):
     """(lines, units) of a block."""
     import zlib
     text, units = zlib.decompress(blob).decode("utf-8", "surrogatepass").rsplit("\0", 1)
-    return text.split("\n"), units.split("\n")
+    return text.split("\n"), split_units(units)
 
 
 def pack_headings(pairs):

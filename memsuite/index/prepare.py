@@ -25,7 +25,7 @@ IndexedChunk = record("IndexedChunk", "chunk units head_units terms")
 IndexedChunk.__doc__ = "A Chunk with its lines' analysed units, its heading's, and its ChunkTerms."
 PreparedFile = record("PreparedFile", "digest issue lines units chunks df date")
 PreparedFile.__doc__ = ("A file ready for the index: its hash, any read issue, its masked lines and "
-                        "their analysed units, its IndexedChunks, how many of its chunks hold each "
+                        "their analysed units (stored_units), its IndexedChunks, how many of its chunks hold each "
                         "feature, and its date.  chunks is None when the content still has the "
                         "known hash (touched, not changed).")
 
@@ -69,10 +69,10 @@ def prepare_file(f, df=None, known_hash=None, params=DEFAULT_PARAMS):
     if digest == known_hash:
         return PreparedFile(digest, issue, None, None, None, df, date)
     lines = split_lines(mask_private(text))
-    units = [text_units(line) for line in lines]
+    units = [stored_units(line, params.chunk_chars) for line in lines]
     out, expanded, headings = [], {}, {}
     for chunk in chunk_split_lines(f.path, lines, params):
-        line_units = chunk_units(units, chunk, params)
+        line_units = chunk_units(units, chunk)
         head_units = headings.get(chunk.heading)
         if head_units is None:
             head_units = headings[chunk.heading] = text_units(chunk.heading)
@@ -82,18 +82,19 @@ def prepare_file(f, df=None, known_hash=None, params=DEFAULT_PARAMS):
     return PreparedFile(digest, issue, lines, units, out, df, date)
 
 
-def chunk_text(lines, start_line, end_line, piece, params):
-    """A stored chunk's text from its file's lines (the inverse of chunking)."""
-    if piece:
-        return line_pieces(lines[start_line - 1], params.chunk_chars)[piece - 1]
-    return "\n".join(lines[start_line - 1:end_line])
+def stored_units(line, chunk_chars):
+    """A line's analysed units as the index stores them.  A line too long for
+    one chunk is cut into pieces, each a chunk scored on its own: its units
+    are a tuple of each piece's (what a read of a piece needs)."""
+    if len(line) > chunk_chars:
+        return tuple(text_units(piece) for piece in line_pieces(line, chunk_chars))
+    return text_units(line)
 
 
-def chunk_units(units, chunk, params):
-    """A chunk's analysed units, one per line, from its file's (a piece of a
-    long line is analysed on its own)."""
+def chunk_units(units, chunk):
+    """A chunk's analysed units, one per line, from its file's (stored_units)."""
     if chunk.piece:
-        return (text_units(chunk.text),)
+        return (units[chunk.start_line - 1][chunk.piece - 1],)
     return tuple(units[chunk.start_line - 1:chunk.end_line])
 
 

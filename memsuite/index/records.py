@@ -1,5 +1,6 @@
 """What an index stores and returns, the filters a search applies, and the sync plan."""
 import time
+from operator import itemgetter
 
 from ..base.records import record
 from ..files.sources import is_session
@@ -26,6 +27,32 @@ Filters.__doc__ = ("Which files a search may return: dates (YYYY-MM-DD), a path 
                    "$MEMORY_TODAY or the clock's), which filters nothing.")
 
 BLOCK_LINES = 8  # the index keeps each file's lines once, in compressed blocks of lines
+PIECE_SEPARATOR = "\t"  # stored between a long line's pieces' units (units never hold a tab)
+
+
+def stored_chunk(line_at, start_line, end_line, piece, chunk_chars):
+    """(text, units) of a stored chunk, from its file's stored lines (line_at(n):
+    line n's text and units).  A piece of a long line is its slice of the line
+    (line_pieces), with its own units: a long line's units are kept piece by
+    piece (a tuple), so a piece is never analysed again when it is read."""
+    if piece:
+        line, units = line_at(start_line)
+        return line[(piece - 1) * chunk_chars:piece * chunk_chars], (units[piece - 1],)
+    got = [line_at(n) for n in range(start_line, end_line + 1)]
+    return "\n".join(g[0] for g in got), tuple(g[1] for g in got)
+
+
+def join_units(units):
+    """Lines' units (a tuple for a long line's pieces) as one text, a line per line."""
+    return "\n".join([PIECE_SEPARATOR.join(u) if isinstance(u, tuple) else u for u in units])
+
+
+def split_units(text):
+    """join_units undone."""
+    units = text.split("\n")
+    if PIECE_SEPARATOR not in text:
+        return units
+    return [tuple(u.split(PIECE_SEPARATOR)) if PIECE_SEPARATOR in u else u for u in units]
 
 
 def glob_matches(pattern, path):
@@ -59,13 +86,20 @@ def has_filters(filters):
     return filters is not None and any(v for name, v in zip(filters._fields, filters) if name != "today")
 
 
+_PATH, _STAT = itemgetter(0), itemgetter(2, 3)  # of a SourceFile: path; (size, mtime_ns)
+
+
 def stat_digest(found):
     """A digest of every found file's path, size and modification time: equal
     to the one the last sync stored, it means nothing changed (without
-    reading what the index knows of each file)."""
+    reading what the index knows of each file).  The paths go through
+    crc32 and adler32 (Python's hash of a string differs from process to
+    process), the numbers through Python's hash of a tuple of integers (the
+    same in every process, and no text to format for each file)."""
     import zlib
-    data = "\n".join(["%s\t%d\t%d" % (f.path, f.size, f.mtime_ns) for f in found]).encode("utf-8", "surrogatepass")
-    return "%08x%08x-%d" % (zlib.crc32(data), zlib.adler32(data), len(found))
+    paths = "\n".join(map(_PATH, found)).encode("utf-8", "surrogatepass")
+    stats = hash(tuple(map(_STAT, found))) & 0xFFFFFFFFFFFFFFFF
+    return "%08x%08x%016x-%d" % (zlib.crc32(paths), zlib.adler32(paths), stats, len(found))
 
 
 def plan_sync(known, found):
@@ -99,4 +133,4 @@ def timestamp_now():
 
 
 # The backend contract is the Backend class (backend.py).
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9  # 9: a long line's units stored piece by piece

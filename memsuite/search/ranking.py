@@ -352,7 +352,7 @@ def make_candidates(rows, params=DEFAULT_PARAMS):
             body.update(terms)
             lines.append(terms)
         head = Counter(expand(row.head_units)) if row.head_units else Counter()
-        words = [t for t in body if t.isascii() and len(t) >= 4 and t.isalpha()]
+        words = [t for t in filter(str.isalpha, filter(str.isascii, body)) if len(t) >= 4]  # filter: no loop in Python
         words += [t for t in head if t not in body and t.isascii() and len(t) >= 4 and t.isalpha()]
         out[key] = Candidate(row, lines, body, head, row.length, " ".join("^%s$" % t for t in sorted(words)),
                              vector_norm(row.norm_terms, row.n_grams, params.gram_weight))
@@ -375,6 +375,8 @@ def discount_longer_words(candidates, query, store, params=DEFAULT_PARAMS):
     for bigram, before, after in _content_bigrams(query):
         for key, c in candidates.items():
             for n, units in enumerate(c.row.units + (c.row.head_units or "",)):
+                if bigram not in units:  # most lines: no unit to look at
+                    continue
                 n = -1 if n == len(c.row.units) else n
                 for unit in units.split():
                     at = unit.find(bigram)
@@ -752,7 +754,8 @@ def _search(store, query, limit, mode, min_score, filters, params):
     if params.spread_share < 1.0 and long_prompt:
         hits = spread_files(hits, params.spread_share)
     qterms = set(q.weights)
-    hits = [h._replace(snippet=make_snippet(h.text, qterms)) for h in hits[:limit]]
+    analysed = {line: units for r in rows.values() for line, units in zip(r.text.split("\n"), r.units)}  # as stored
+    hits = [h._replace(snippet=make_snippet(h.text, qterms, analysed=analysed)) for h in hits[:limit]]
     out = Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
                _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
     out.evidence, out.analysed = evidence, q

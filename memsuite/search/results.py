@@ -11,7 +11,7 @@ from ..files.sources import is_session, read_memory_lines, safe_join
 from ..text.chinese import fold, is_cjk
 from ..text.citations import cite, parse_reference, ranges_overlap
 from ..text.markdown import content_lines
-from ..text.tokenizer import term_spans, tokenize
+from ..text.tokenizer import expand, term_spans, tokenize
 
 
 TAIL_LINES = 2  # a section this much longer than a chunk is shown whole
@@ -142,12 +142,16 @@ def demote_duplicates(order, candidates, merged, query, params, min_score=None):
     least = min_score if min_score is not None else max(params.score_floor, params.relative_floor * best)
     shown = [k for k in order if merged[k] >= least and merged[k] > 0]
     lines = _query_lines(shown, candidates, set(query.weights))
-    rarity = Counter(t for chunk in lines.values() for _, sig in chunk for t in sig)
+    rarity = Counter()
+    for chunk in lines.values():
+        for _, sig in chunk:
+            rarity.update(sig)
     seen = _LineIndex(params.duplicate_similarity)
     repeats = set()
     for key in shown:
         path = candidates[key].row.path
-        chunk = [(at, sorted(sig, key=lambda t: (rarity[t], t))) for at, sig in lines[key]]
+        # rarest first, then alphabetically (sorted twice: no Python key function per term)
+        chunk = [(at, sorted(sorted(sig), key=rarity.__getitem__)) for at, sig in lines[key]]
         if chunk and all(seen.repeats(sig, (path, at)) for at, sig in chunk):
             merged[key] *= params.duplicate_share
             repeats.add((path, round(merged[key], 4)))
@@ -184,6 +188,8 @@ def _signature(terms):
     Jan 5); other numbers count (a price, a count, an order number: a line
     that changed only there states another fact)."""
     terms = list(terms)
+    if not any([t[0].isdigit() for t in terms]):
+        return set(terms)  # what is left out starts with a digit: most lines have none
     when = {t for t in terms if t[0].isdigit() and _is_when(t)}
     parts = {p for t in when for p in re.findall(r"\d+", t)}
     out = set()
@@ -247,14 +253,19 @@ def display_terms(qterms):
 
 def match_spans(text, qterms):
     """Character spans of text whose terms are query terms (for highlighting)."""
+    return list(_spans_in_order(text, qterms))
+
+
+def _spans_in_order(text, qterms):
+    """match_spans, one span at a time, in text order (a snippet needs only
+    the first: each word after it would be stemmed for nothing)."""
     qterms = display_terms(qterms)
-    spans = []
     folded = text.lower() if text.isascii() else _fold_per_char(text)
     for start, end, cjk in term_spans(folded):
         run = folded[start:end]
         if not cjk:
             if set(tokenize(run)) & qterms:
-                spans.append((start, end))
+                yield start, end
             continue
         marked = [False] * len(run)
         for i in range(len(run)):
@@ -268,11 +279,10 @@ def match_spans(text, qterms):
                 j = i
                 while j < len(run) and marked[j]:
                     j += 1
-                spans.append((start + i, start + j))
+                yield start + i, start + j
                 i = j
             else:
                 i += 1
-    return spans
 
 
 def _fold_per_char(text):
@@ -280,15 +290,18 @@ def _fold_per_char(text):
     return "".join((fold(c) or c)[:1] for c in text)
 
 
-def make_snippet(text, qterms, width=SNIPPET_CHARS):
+def make_snippet(text, qterms, width=SNIPPET_CHARS, analysed=None):
     """The chunk's most relevant line and the one after it, cut to about
-    `width` characters."""
+    `width` characters.  analysed: {line: its units as the index stores
+    them}, for lines the search has read (tokenizing them again is most of a
+    snippet's cost)."""
     lines = text.split("\n")
     shown = display_terms(qterms)
     candidates = content_lines(lines)
     if not candidates:
         return ""
-    terms = {i: set(tokenize(lines[i])) for i in candidates}
+    analysed = analysed or {}
+    terms = {i: set(expand(analysed[lines[i]]) if lines[i] in analysed else tokenize(lines[i])) for i in candidates}
 
     def rank(i):
         return len(terms[i] & shown), len(terms[i] & qterms), -i
@@ -299,8 +312,8 @@ def make_snippet(text, qterms, width=SNIPPET_CHARS):
     snippet = " ".join(picked)
     if len(snippet) <= width:
         return snippet
-    spans = match_spans(snippet, qterms)
-    start = max(0, (spans[0][0] if spans else 0) - width // 4)
+    first = next(_spans_in_order(snippet, qterms), None)
+    start = max(0, (first[0] if first else 0) - width // 4)
     return ("…" if start else "") + snippet[start:start + width] + "…"
 
 

@@ -6,7 +6,7 @@ alike but for their times or numbers) and their dates: no recency prior on
 every query (one cost LoCoMo)."""
 from ..text.chinese import fold
 from .dates import says_time_or_number, times_in
-from ..text.tokenizer import tokenize
+from ..text.tokenizer import expand
 
 # Two lines speak of the same thing when this share of the words of the
 # shorter (bigrams, Latin words) is in the other.
@@ -35,7 +35,7 @@ def newest_first(order, candidates, merged, query, params):
             if not has_time(key):
                 return NO_FACTS  # no time or number anywhere in it: nothing to differ on
             if key not in lines:
-                lines[key] = _tokenized_lines(candidates[key].row.text)
+                lines[key] = _tokenized_lines(candidates[key].row)
             facts[key, words] = _facts(lines[key], words)
         return facts[key, words]
     for old in top:
@@ -61,7 +61,7 @@ def _facts(lines, words):
     """(times or numbers, other words, how many of words one line holds) of
     the lines (_tokenized_lines) holding most of words."""
     about, most = _lines_about(lines, words)
-    times = times_in(about)
+    times = times_in("\n".join(line for line, _ in about))
     return times, (_words(about) - times if times else set()), most
 
 
@@ -76,19 +76,23 @@ def _differs(old, new):
     return bool(mine and theirs) and len(mine & theirs) >= SAME_LINE * min(len(mine), len(theirs))
 
 
-def _words(text):
-    return {t for t in tokenize(text) if len(t) > 1}
+def _words(lines):
+    """The terms of two characters or more of lines (_tokenized_lines): no
+    term spans two lines, so these are the terms of the lines joined."""
+    return {t for _, terms in lines for t in terms if len(t) > 1}
 
 
-def _tokenized_lines(text):
-    """[(folded line, its terms)] of a chunk, headings left out (a daily
-    note's date heading is when it was written, not what it says)."""
-    folded = [fold(line) for line in text.split("\n") if line.strip() and not line.lstrip().startswith("#")]
-    return [(line, set(tokenize(line))) for line in folded]
+def _tokenized_lines(row):
+    """[(folded line, its terms)] of a chunk (a StoredChunk), headings left
+    out (a daily note's date heading is when it was written, not what it
+    says).  The terms come from the units the index keeps beside each line:
+    analysing the lines again cost a query milliseconds."""
+    return [(fold(line), set(expand(units))) for line, units in zip(row.text.split("\n"), row.units)
+            if line.strip() and not line.lstrip().startswith("#")]
 
 
 def _lines_about(lines, words):
-    """(the lines holding the most of the query's words, joined; that most)."""
+    """(the lines holding the most of the query's words; that most)."""
     counts = [len(words & terms) for _, terms in lines]
     most = max(counts or [0])
-    return "\n".join(line for (line, _), n in zip(lines, counts) if n == most and n), most
+    return [line for line, n in zip(lines, counts) if n == most and n], most

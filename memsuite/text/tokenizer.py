@@ -1,6 +1,7 @@
 """The one tokenizer, for the index and for queries: Latin words (stemmed), CJK runs
 as bigrams, numbers and codes in their forms, and the vector channel's trigrams."""
 import re
+from operator import concat
 
 from .chinese import is_cjk_char, fold
 from ..base.patterns import pattern
@@ -161,12 +162,8 @@ def _cjk_terms(run, unigrams=True):
     (a query for one character asks for the terms starting with it)."""
     if len(run) == 1:
         return [run]
-    bigrams = list(map(_concat, run, run[1:]))
+    bigrams = list(map(concat, run, run[1:]))  # operator.concat: no Python call per bigram
     return bigrams + (list(run) if unigrams else [run[-1]])
-
-
-def _concat(a, b):
-    return a + b
 
 
 def _memo(cache, key, compute, limit=300000):

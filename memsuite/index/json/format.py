@@ -1,9 +1,7 @@
 """The JSON index's file formats: chunk records, a file's text, the terms file's
 postings, and what a valid index.json holds (read by the index, written by the writer)."""
-from ..records import SCHEMA_VERSION, StoredChunk
-from ..prepare import chunk_text
+from ..records import SCHEMA_VERSION, StoredChunk, join_units, split_units, stored_chunk
 from ...base.records import record
-from ...text.tokenizer import text_units
 
 JSON_CHUNK_FIELDS = ("key", "path", "ordinal", "start_line", "end_line", "piece", "heading", "head_units",
                      "hash", "length", "norm_terms", "n_grams")
@@ -13,19 +11,19 @@ JsonChunk.__doc__ = "A chunk record of the JSON index (the fields of StoredChunk
 
 def file_text(lines, units):
     """How the JSON index keeps a file: its lines, NUL, their units."""
-    return ("\n".join(lines) + "\0" + "\n".join(units)).encode("utf-8", "surrogatepass")
+    return ("\n".join(lines) + "\0" + join_units(units)).encode("utf-8", "surrogatepass")
 
 
 def split_file_text(data):
     text, units = data.decode("utf-8", "surrogatepass").rsplit("\0", 1)
-    return text.split("\n"), units.split("\n")
+    return text.split("\n"), split_units(units)
 
 
 def json_stored(c, file_lines, date, params):
     """A StoredChunk from a JSON chunk record and its file's (lines, units)."""
     lines, units = file_lines
-    text = chunk_text(lines, c.start_line, c.end_line, c.piece, params)
-    line_units = (text_units(text),) if c.piece else tuple(units[c.start_line - 1:c.end_line])
+    text, line_units = stored_chunk(lambda n: (lines[n - 1], units[n - 1]), c.start_line, c.end_line, c.piece,
+                                    params.chunk_chars)
     return StoredChunk(c.key, c.path, c.ordinal, c.start_line, c.end_line, c.heading, date, text, c.hash,
                        line_units, c.head_units, c.length, c.norm_terms, c.n_grams)
 

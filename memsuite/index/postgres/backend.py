@@ -26,16 +26,15 @@ parameterised (table names are constants).
 import socket
 
 from ...text.bm25 import bm25_idf, bm25_weight
-from ..records import (BLOCK_LINES, SCHEMA_VERSION, FileState, StoredChunk, batched, timestamp_now, filters_admit,
-                            has_filters)
+from ..records import (BLOCK_LINES, SCHEMA_VERSION, FileState, StoredChunk, batched, stored_chunk, timestamp_now,
+                       filters_admit, has_filters)
 from ...base.jsonout import to_json
-from ...text.markdown import line_pieces
 from ...text.params import DEFAULT_PARAMS, index_settings, settings_change
 from .connect import (NAMESPACE_RE, copy_value, describe_server, dsn_settings, encodable,
                                load_driver, parse_namespaces, pg8000_args, scrub)
 from ...base.records import IndexDamaged, StoreError
 from ..blocks import unpack_block, unpack_headings
-from ...text.tokenizer import text_units
+from ..prepare import stored_units
 from ..backend import Backend
 from .schema import LOCK_SPACE, NS_TABLES, PG_SCHEMA, PG_SCHEMA_VERSION, SCHEMA_LOCK
 
@@ -413,12 +412,10 @@ class PostgresBackend(Backend):
                     self.warn("namespace %s is damaged (%s); its hits are left out until its folder syncs"
                               % (ns, path))
                 continue
-            if piece:
-                text = line_pieces(lines.get((file_id, start), ("", ""))[0], self.params.chunk_chars)[piece - 1]
-                units = (text_units(text),)
-            else:
-                got = [lines.get((file_id, k), ("", "")) for k in range(start, end + 1)]
-                text, units = "\n".join(g[0] for g in got), tuple(g[1] for g in got)
+            if piece and isinstance(lines.get((file_id, start), ("", ()))[1], str):  # an older namespace
+                lines[file_id, start] = _in_pieces(lines[file_id, start], self.params.chunk_chars)
+            text, units = stored_chunk(lambda n: lines.get((file_id, n), ("", "")), start, end, piece,
+                                       self.params.chunk_chars)
             shown = path if ns == self.ns else "%s:%s" % (ns, path)
             out.append(StoredChunk(key, shown, ordinal, start, end, heading, date, text, digest,
                                       units, head_units, length, norm_terms, n_grams))
@@ -488,3 +485,11 @@ class _Snapshot:
                 if exc[0] is None:
                     raise
         return False
+
+
+def _in_pieces(line, chunk_chars):
+    """A long line of another folder's namespace indexed before schema 9 (its
+    folder rebuilds it when it next syncs), its units whole: as schema 9
+    keeps it, each piece's units (a tuple)."""
+    text, _ = line
+    return text, stored_units(text, chunk_chars)

@@ -2,12 +2,10 @@
 (schema.py holds its tables and transactions, writer.py its one writer)."""
 import os
 
-from ..records import (BLOCK_LINES, FileState, SCHEMA_VERSION, StoredChunk, batched,
-                            timestamp_now, filters_admit, has_filters)
-from ...text.markdown import line_pieces
+from ..records import (BLOCK_LINES, FileState, SCHEMA_VERSION, StoredChunk, batched, stored_chunk,
+                       timestamp_now, filters_admit, has_filters)
 from ...text.params import DEFAULT_PARAMS, index_settings, settings_change
 from ...base.records import IndexDamaged, StoreError
-from ...text.tokenizer import text_units
 from ..backend import Backend, move_aside
 from ..blocks import BLOCK_KEY, unpack_block, unpack_headings
 from .schema import (BUSY_TIMEOUT_MS, FTS_TOKENCHARS, SQLITE_SCHEMA, SQLITE_TABLES, ReadTransaction, WriteTransaction,
@@ -247,12 +245,8 @@ class SqliteBackend(Backend):
             if file_id not in headings:
                 headings[file_id] = unpack_headings(trails)
             heading, head_units = headings[file_id][heading]
-            if piece:
-                text = line_pieces(lines.get((file_id, start), ("", ""))[0], self.params.chunk_chars)[piece - 1]
-                units = (text_units(text),)
-            else:
-                got = [lines.get((file_id, n), ("", "")) for n in range(start, end + 1)]
-                text, units = "\n".join(g[0] for g in got), tuple(g[1] for g in got)
+            text, units = stored_chunk(lambda n: lines.get((file_id, n), ("", "")), start, end, piece,
+                                       self.params.chunk_chars)
             out.append(StoredChunk(key, path, ordinal, start, end, heading, date, text, digest,
                                    units, head_units, length, norm_terms, n_grams))
         return out

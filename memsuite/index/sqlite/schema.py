@@ -11,6 +11,8 @@ SQLITE_SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
 CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER,
                    mtime_ns INTEGER, hash TEXT, issue TEXT, date TEXT, headings BLOB);
+-- every search lists the notes it cannot read: a few rows, not a scan of every file's
+CREATE INDEX files_with_issues ON files(path) WHERE issue IS NOT NULL;
 CREATE TABLE blocks(id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE chunks(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, ordinal INTEGER NOT NULL,
                     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, piece INTEGER NOT NULL,
@@ -89,9 +91,18 @@ def retry_while_locked(fn, sqlite3, seconds=BUSY_TIMEOUT_MS / 1000.0):
             time.sleep(0.05)
 
 
+# Kept when an index of another format or settings is rebuilt: an embedding
+# provider's vectors, keyed by model and text hash (no format change alters
+# them), cost minutes or money to make again.  The JSON and PostgreSQL
+# indexes keep theirs the same way.
+KEPT_TABLES = ("vectors",)
+
+
 def drop_everything(conn):
-    """Drop every table of an older schema (virtual tables first: they own shadows)."""
-    listing = "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+    """Drop every table of an older schema (virtual tables first: they own
+    shadows) but KEPT_TABLES."""
+    listing = ("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+               "AND name NOT IN (" + ",".join("'%s'" % t for t in KEPT_TABLES) + ")")
     for name, in conn.execute(listing + " AND sql LIKE 'CREATE VIRTUAL%'").fetchall():
         conn.execute('DROP TABLE IF EXISTS "%s"' % name.replace('"', '""'))
     for name, in conn.execute(listing).fetchall():
