@@ -552,13 +552,13 @@ class PromptTopicTest(TempMemory):
 
 class StateTest(unittest.TestCase):
     def test_the_session_state_keeps_the_newest_keys_only(self):
-        from memsuite.doors import hooks
+        from memsuite.doors import hook_state
         state = {}
-        hooks._hold(state, ["k%d" % i for i in range(hooks.MAX_HELD + 500)])
-        hooks._hold(state, ["k%d" % (hooks.MAX_HELD + 499), "new"])  # one already held, one new
-        self.assertEqual(len(state["held"]), hooks.MAX_HELD)
+        hook_state.hold(state, ["k%d" % i for i in range(hook_state.MAX_HELD + 500)])
+        hook_state.hold(state, ["k%d" % (hook_state.MAX_HELD + 499), "new"])  # one already held, one new
+        self.assertEqual(len(state["held"]), hook_state.MAX_HELD)
         self.assertEqual(state["held"][-1], "new")
-        self.assertNotIn("k0", hooks._held(state))
+        self.assertNotIn("k0", hook_state.held(state))
 
 
 if __name__ == "__main__":
