@@ -754,8 +754,11 @@ def _search(store, query, limit, mode, min_score, filters, params):
     if params.spread_share < 1.0 and long_prompt:
         hits = spread_files(hits, params.spread_share)
     qterms = set(q.weights)
-    analysed = {line: units for r in rows.values() for line, units in zip(r.text.split("\n"), r.units)}  # as stored
-    hits = [h._replace(snippet=make_snippet(h.text, qterms, analysed=analysed)) for h in hits[:limit]]
+    hits = hits[:limit]
+    shown = {h.path for h in hits}  # the lines a snippet reads, with their units as stored
+    analysed = {line: units for r in rows.values() if r.path in shown
+                for line, units in zip(r.text.split("\n"), r.units)}
+    hits = [h._replace(snippet=make_snippet(h.text, qterms, analysed=analysed)) for h in hits]
     out = Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
                _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
     out.evidence, out.analysed = evidence, q
