@@ -16,6 +16,13 @@ Every data set has a tuning half and a held-out half, reported side by side
   cmrc2018  questions about alternate days: even | odd (by sorted file name)
   zh        bench/zh/dev | bench/zh/test (kinds: t2s, s2t, name, number, ...)
   memdaily  Chinese personal facts, one tiny folder per question: even | odd folder number
+  xling     whole questions in the other language (../shared/eval-data/xling): LoCoMo's English
+            chats asked in Chinese, MemDaily's Chinese notes asked in English, over the original
+            folders; split as their source sets are (LoCoMo by conversation, MemDaily by folder
+            number); category = direction
+  xling-mono the same questions as first written (query_en / query_zh): the monolingual ceiling
+  madial    Chinese recall prompts in a conversation (MADial-Bench zh): the user's last turn
+            alone; user-1 | user-2
   realmem   prompts in the middle of long assistant-user conversations (bench/realmem.py):
             Adeleke_Okonjo, Kenta_Tanaka, Liam_O_Connor | Oliver_Smith, Sarah_Miller.
             Each persona's memory grows session by session, so a prompt sees only
@@ -47,7 +54,8 @@ import realmem  # noqa: E402
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "eval-data"))
 ZH_DIR = os.path.join(HERE, "zh")
 BUDGET = 4000
-DATASETS = ("locomo", "cmrc2018", "zh", "memdaily", "realmem")
+DATASETS = ("locomo", "cmrc2018", "zh", "memdaily", "xling", "xling-mono", "madial", "realmem")
+XLING_SOURCES = (("locomo-dev.jsonl", "locomo", "query_en"), ("memdaily-dev.jsonl", "memdaily", "query_zh"))
 TUNE_CONVERSATIONS = {"conv-26", "conv-30", "conv-41"}
 SPLITS = ("tune", "held")
 METRICS = ("R@1", "R@5", "R@10", "MRR", "R@4kc", "lines")
@@ -57,7 +65,7 @@ CATEGORY_METRICS = {None: ("R@1", "R@5", "MRR"), "realmem": ("R@1", "R@5", "R@10
 
 
 def dataset_dir(data, name):
-    return ZH_DIR if name == "zh" else os.path.join(data, name)
+    return ZH_DIR if name == "zh" else os.path.join(data, "xling" if name.startswith("xling") else name)
 
 
 def _read_jsonl(path):
@@ -74,8 +82,13 @@ def load_questions(data, name, adversarial=False):
             for q in _read_jsonl(os.path.join(ZH_DIR, folder, "questions.jsonl")):
                 items.append(dict(q, corpus=folder, category_name=q["kind"], split=split))
         return items
+    if name.startswith("xling"):
+        return load_xling(data, original=name == "xling-mono")
     items = _read_jsonl(os.path.join(data, name, "questions.jsonl"))
-    if name == "locomo":
+    if name == "madial":
+        for q in items:
+            q["split"] = "tune" if q["corpus"] == "user-1" else "held"
+    elif name == "locomo":
         for q in items:
             q["split"] = "tune" if q["conv"] in TUNE_CONVERSATIONS else "held"
     elif name == "realmem":
@@ -91,6 +104,24 @@ def load_questions(data, name, adversarial=False):
         for q in items:
             q["split"] = "tune" if parity[q["gold"][0]["path"]] == 0 else "held"
     return [q for q in items if bool(q.get("adversarial")) == adversarial]
+
+
+def load_xling(data, original=False):
+    """The cross-language questions over their source folders (the corpus
+    made relative to xling/), split as the source set is; with original, each
+    asked as first written."""
+    items = []
+    for filename, source, first in XLING_SOURCES:
+        for q in _read_jsonl(os.path.join(data, "xling", filename)):
+            q = dict(q, corpus=os.path.join("..", source, q["corpus"]), category_name=q["xling"])
+            if source == "locomo":
+                q["split"] = "tune" if q["conv"] in TUNE_CONVERSATIONS else "held"
+            else:
+                q["split"] = "tune" if int(q["corpus"].rsplit("_", 1)[1]) % 2 == 0 else "held"
+            if original:
+                q["query"] = q[first]
+            items.append(q)
+    return items
 
 
 def corpus_roots(data, name, questions):
@@ -328,7 +359,7 @@ def main(argv=None):
         rows = split_rows("suite " + args.mode + "".join(" " + p for p in args.param), records)
         print(format_table("%s (%d questions, %.1f s)" % (name, len(records), time.time() - t), rows,
                            table_metrics(name)))
-        if args.categories or name == "realmem":
+        if args.categories or name == "realmem" or name.startswith("xling"):
             print()
             print(category_table(name + " by category", [("tune", rows[0][1]), ("held-out", rows[1][1])],
                                  category_metrics(name)))
