@@ -7,7 +7,7 @@ rule: a prompt sees only the sessions before its own, and candidates of later
 files are left out.
 
 One JSON line per question: {"set", "split", "query", "cands": [[features],
-label, session label, rank]}.  data/fit-ranker.py reads these files.
+label, session label, rank, path, first line, last line]}.  data/fit-ranker.py reads these files.
 
 Usage: python3 bench/ltr_dump.py [--sets locomo,zh] [--out DIR]
 """
@@ -48,7 +48,8 @@ def dump_question(store, q, name):
         row = rows[key]
         if name == "realmem" and not realmem.visible(row.path, q["before"]):
             continue
-        cands.append([[round(v, 5) for v in feats[key]], int(holds(row, gold)), int(holds(row, session)), rank])
+        cands.append([[round(v, 5) for v in feats[key]], int(holds(row, gold)), int(holds(row, session)), rank,
+                      row.path, row.start_line, row.end_line])
     return {"set": name, "split": q["split"], "query": q["query"], "cands": cands}
 
 

@@ -73,7 +73,7 @@ def design(records, columns):
         per_set = 1.0 / len(recs)
         for rec in recs:
             share = per_set / len(rec["cands"])
-            for feats, label, _, _ in rec["cands"]:
+            for feats, label, *_ in rec["cands"]:
                 X.append([feats[i] for i in columns] + [1.0])
                 y.append(label)
                 w.append(share)
@@ -129,10 +129,11 @@ def score(feats, columns, beta):
 
 def metrics(recs, rank_of):
     """{metric: mean} over the questions: R@1, R@5, MRR@10 of the gold-line
-    label, and of the session label (RealMem's session R@5)."""
+    label, and of the session label (RealMem's session R@5), counting the
+    candidates that show a new line (distinct)."""
     sums = {"R@1": 0.0, "R@5": 0.0, "MRR": 0.0, "sR@5": 0.0}
     for rec in recs:
-        ranked = rank_of(rec)
+        ranked = distinct(rank_of(rec))
         first = next((i for i, c in enumerate(ranked) if c[1]), None)
         first_s = next((i for i, c in enumerate(ranked) if c[2]), None)
         sums["R@1"] += first is not None and first < 1
@@ -140,6 +141,18 @@ def metrics(recs, rank_of):
         sums["MRR"] += 1.0 / (first + 1) if first is not None and first < 10 else 0.0
         sums["sR@5"] += first_s is not None and first_s < 5
     return {k: v / len(recs) for k, v in sums.items()}
+
+
+def distinct(ranked):
+    """The candidates that show a line no better one shows (overlapping chunks
+    become one passage in the search's results, results.build_passages)."""
+    shown, out = set(), []
+    for c in ranked:
+        lines = {(c[4], n) for n in range(c[5], c[6] + 1)} if len(c) > 6 else {id(c)}
+        if lines - shown:
+            out.append(c)
+            shown |= lines
+    return out
 
 
 def by_rules(rec):

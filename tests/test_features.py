@@ -118,3 +118,21 @@ class FitRankerTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ReliabilityTableTest(unittest.TestCase):
+    """bench/calibration.py's reliability table: each band of top-hit scores
+    and the share of it that is right, per half."""
+
+    def test_each_band_counts_its_own_questions(self):
+        import sys
+        sys.path.insert(0, os.path.join(ROOT, "bench"))
+        import calibration
+        answerable = [("tune", True, 0.42), ("tune", False, 0.45), ("tune", False, 0.47), ("held", True, 0.95),
+                      ("held", True, 1.0), ("tune", True, 0.05)]
+        rows = {line.split(" |")[0].strip("| "): line for line in calibration.reliability("x", answerable).split("\n")
+                if line.startswith("| 0.")}
+        self.assertIn("0.333 (3)", rows["0.4-0.5"])  # one of three right
+        self.assertIn("1.000 (2)", rows["0.9-1.0"])  # a score of 1 is in the top band
+        self.assertIn("1.000 (1)", rows["0.0-0.1"])
+        self.assertEqual(rows["0.5-0.6"].count("-"), 3)  # no question there, in either half

@@ -9,7 +9,8 @@ from ..text.tokenizer import cached_grams
 from .dates import holds_time, names_dates, on_asked_day
 
 # The order the weight file (data/ranker.txt) names them in; "bias" is its constant.
-FEATURES = ("keyword", "vector", "keyword_rel", "vector_rel", "held", "proximity", "heading",
+FEATURES = ("keyword", "vector", "keyword_rel", "vector_rel", "held", "held_rel", "proximity", "proximity_rel",
+            "keyword_rank", "topic_first", "heading",
             "frame_only", "asked_day", "off_day", "when_time", "label", "stand_in", "newest",
             "length", "file", "chat_turn", "topic_words", "missing", "turn_keyword", "turn_file", "turn_newest")
 
@@ -35,15 +36,23 @@ def candidate_features(q, candidates, keyword, vector, context):
     turn = ctx["turn"]
     topic_n = ctx["topic_n"]
     missing = ctx["missing"]
+    held = {key: holdings(c, mass, stand_ins) for key, c in candidates.items()}
+    near = {key: proximity(c, mass, stand_ins) for key, c in candidates.items()}
+    best_held = max((h[0] for h in held.values()), default=0.0) or 1.0
+    best_near = max(near.values(), default=0.0) or 1.0
+    by_keyword = {key: i for i, key in enumerate(sorted(keyword, key=keyword.get, reverse=True))}
+    topical = {key: not (q.topic and not holds_topic(c, q, key, ctx["bound"])) for key, c in candidates.items()}
+    some_topical = any(topical.values())
     out = {}
     for key, c in candidates.items():
         kw, vec = keyword.get(key, 0.0), vector.get(key, 0.0)
-        held, heading, standing = holdings(c, mass, stand_ins)
+        holds, heading, standing = held[key]
         newest = ages.get(key, 0.0)
         out[key] = [
-            kw, vec, kw / best_kw, vec / best_vec, held / total, proximity(c, mass, stand_ins),
+            kw, vec, kw / best_kw, vec / best_vec, holds / total, holds / best_held, near[key], near[key] / best_near,
+            1.0 / (1 + by_keyword.get(key, len(by_keyword))), float(some_topical and topical[key]),
             heading / total,
-            float(bool(q.topic) and not holds_topic(c, q, key, ctx["bound"])),
+            float(not topical[key]),
             float(key in day), float(bool(day) and key not in day and bool(c.row.date)),
             float(ctx["when"] and holds_time(c.row.text)),
             float(labels_query_word(c.row.text, ctx["folded"])),
