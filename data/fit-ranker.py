@@ -1,22 +1,26 @@
 #!/usr/bin/env python3
-"""Fit the search's scorer (data/ranker.txt) from bench/ltr_dump.py's files:
+"""Fit a scorer for the search from bench/ltr_dump.py's files:
 a logistic regression over each candidate's features (search/features.py),
 label = the chunk holds a gold line, so its output is the chance that it
-does (a calibrated score, bench/calibration.py).
+does (meant as a calibrated score; left out, it is not: docs/benchmarks.md).
 
 Features are chosen by leave-one-dataset-out: the model is fitted on every
 set but one and measured (R@1, R@5, MRR over the candidates, RealMem's
 session R@5 too) on the one left out, beside the order the search gave
-(`rules`, the rank the dump recorded).  A feature is dropped while dropping
-it raises the mean left-out MRR.  The weights written are fitted on the
+(`rules`, the rank the dump recorded).  --select drops a feature while
+dropping it raises the mean left-out MRR; --forward adds one to a base
+while adding it raises it by 0.001 or more.  The weights written are fitted on the
 tuning halves of every set (bench/quality.py reports the held-out halves).
+Measured so far, it does not beat the rules on any left-out set, so no
+weight file ships and the search does not read one (docs/benchmarks.md).
 
 Each set weighs the same in a fit, and each question the same within its
-set.  numpy is used when present (Newton's method); without it a slower
-pure-Python gradient descent gives nearly the same weights.
+set.  numpy is used when present (Newton's method); without it a pure-Python
+gradient descent fits the same model (tests/test_features.py checks it on
+made-up data; on the real dumps it is slow and was not measured).
 
 Usage: python3 bench/ltr_dump.py --out /tmp/ltr
-       python3 data/fit-ranker.py [--dumps /tmp/ltr] [--select] [--write data/ranker.txt]
+       python3 data/fit-ranker.py [--dumps /tmp/ltr] [--split tune] [--forward F,..] [--select] [--write FILE]
 """
 import argparse
 import glob
@@ -223,6 +227,21 @@ def select(data, columns, split=None):
     return columns
 
 
+def forward(data, columns, candidates, split=None):
+    """Add features to columns while adding one raises the mean left-out MRR."""
+    best = mean_mrr(lodo(data, columns, split))
+    while candidates:
+        trials = [(mean_mrr(lodo(data, columns + [add], split)), add) for add in candidates]
+        value, add = max(trials)
+        print("  best add %-14s mean MRR %.4f (now %.4f)" % (FEATURES[add], value, best), flush=True)
+        if value <= best + 1e-3:
+            break
+        best = value
+        columns = columns + [add]
+        candidates = [c for c in candidates if c != add]
+    return columns
+
+
 def print_table(table):
     print("| left out | rules R@1 | R@5 | MRR | sess R@5 | fitted R@1 | R@5 | MRR | sess R@5 |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -234,7 +253,7 @@ def print_table(table):
 def write(path, columns, betas, data, note):
     n = sum(len(v) for v in data.values())
     with open(path, "w", encoding="utf-8") as f:
-        f.write("# The search's fitted scorer (search/scorer.py): score = 1 / (1 + exp(-(bias + sum of weight x feature))).\n")
+        f.write("# A fitted scorer: score = 1 / (1 + exp(-(bias + sum of weight x feature))), features of search/features.py.\n")
         f.write("# Made by data/fit-ranker.py (logistic regression, each set weighing the same) from bench/ltr_dump.py\n")
         f.write("# over the tuning halves of %s (%d questions); features chosen by leave-one-dataset-out.\n"
                 % (", ".join(sorted(data)), n))
@@ -249,6 +268,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dumps", default="/tmp/ltr")
     ap.add_argument("--select", action="store_true", help="choose features by leave-one-dataset-out")
+    ap.add_argument("--forward", metavar="FEATURES",
+                    help="start from these features and add others by leave-one-dataset-out")
     ap.add_argument("--features", help="comma-separated features to use (default: all)")
     ap.add_argument("--split", choices=("tune", "held"),
                     help="fit on this half of the other sets, measure the other half of the left-out one")
@@ -258,6 +279,9 @@ def main(argv=None):
     columns = [FEATURES.index(f) for f in args.features.split(",")] if args.features else list(range(len(FEATURES)))
     if args.select:
         columns = select(data, columns, args.split)
+    if args.forward:
+        base = [FEATURES.index(f) for f in args.forward.split(",")]
+        columns = forward(data, base, [c for c in columns if c not in base], args.split)
     print("features: " + ",".join(FEATURES[c] for c in columns))
     table = lodo(data, columns, args.split)
     print_table(table)

@@ -1,5 +1,6 @@
-"""Features: what a candidate holds of a query, as the numbers the fitted
-scorer (search/scorer.py) weighs: its channels' scores, the share of the
+"""Features: what a candidate holds of a query, as the numbers a fitted
+scorer weighs (bench/ltr_dump.py records them, data/fit-ranker.py fits
+them; measured, not the default: docs/benchmarks.md): its channels' scores, the share of the
 query it holds and how close together, its topic, dates, heading, labels,
 file and age.  Each is cheap, pure Python, and in [0, 1]."""
 import math
@@ -8,7 +9,7 @@ from ..text.chinese import SURNAMES, ZH_FREE_CHARS, fold, frame_spans, function_
 from ..text.tokenizer import cached_grams
 from .dates import holds_time, names_dates, on_asked_day
 
-# The order the weight file (data/ranker.txt) names them in; "bias" is its constant.
+# The order a weight file (data/fit-ranker.py --write) names them in; "bias" is its constant.
 FEATURES = ("keyword", "vector", "keyword_rel", "vector_rel", "held", "held_rel", "proximity", "proximity_rel",
             "keyword_rank", "topic_first", "heading",
             "frame_only", "asked_day", "off_day", "when_time", "label", "stand_in", "newest",

@@ -13,7 +13,7 @@ from ..text.stemmer import stem
 from ..text.tokenizer import (MAX_SPLIT_WORD, MAX_UNKNOWN_WORDS, text_units, cached_grams, check_query_length, expand,
                               index_terms, tokenize)
 from .dates import asked_dates, asks_when, by_asked_days, day_notes, holds_time, names_dates, on_asked_day, lazy_today
-from .features import (FEATURES, candidate_features, holds_topic, is_unigram as _is_unigram, labels_query_word,
+from .features import (candidate_features, holds_topic, is_unigram as _is_unigram, labels_query_word,
                        missing_share, own_mass, proximity, resemblance, topic_weights)
 from .lexicon import translations
 from .results import Hits, build_passages as _passages, demote_duplicates, make_snippet
