@@ -11,7 +11,9 @@ On RealMem (bench/realmem.py) a top hit is right when it holds a line of a
 gold session, on the memory as it was at the prompt (earlier sessions only),
 and the no-match queries are the next persona's prompts at the same time step.
 The cut SKILL.md and the hooks use is read from the code and marked (current).
-Each half (tuning, held-out) is reported beside the other.
+Each half (tuning, held-out) is reported beside the other, and a reliability
+table beside it: the share of right top hits in each band of their score
+(0.4-0.5 should be right about 4 times in 10).
 
 With --embed P (a python that has the provider) the semantic channel is on,
 --param NAME=VALUE (repeatable) changes a Params field, e.g. semantic_fusion=rrf.
@@ -177,6 +179,23 @@ def table(name, answerable, nomatch, cut=None):
     return "\n".join(out)
 
 
+BINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def reliability(name, answerable):
+    """A reliability table: the answerable questions by their top hit's score
+    (bins of 0.1), and the share of each bin whose top hit is right; a score
+    that means what it says has the share near the bin's score (about 4 in 10
+    at 0.4) on every set and both halves."""
+    out = ["### %s: reliability of the top hit's score" % name, "",
+           "| score | tune: right (n) | held-out: right (n) |", "|---:|---:|---:|"]
+    for low in BINS:
+        cells = [share([r for sp, r, s in answerable if sp == split and low <= s < low + 0.1 + (low >= 0.9)])
+                 for split in ("tune", "held")]
+        out.append("| %.1f-%.1f | %s |" % (low, low + 0.1, " | ".join(cells)))
+    return "\n".join(out)
+
+
 def share(flags):
     """'0.812 (n)' for a list of booleans, '-' for none."""
     return "%.3f (%d)" % (sum(flags) / float(len(flags)), len(flags)) if flags else "-"
@@ -198,9 +217,12 @@ def main(argv=None):
             raise SystemExit("calibration: %s did not start (%s)" % (args.embed, report["skipped"]))
     cut = current_cut()
     for name in args.sets.split(","):
-        print(table("%s%s%s" % (name, ", " + embedder.model if embedder else "",
-                                 ", " + ", ".join(args.param) if args.param else ""),
-                    *collect(args.data, name, params, embedder), cut=cut))
+        title = "%s%s%s" % (name, ", " + embedder.model if embedder else "",
+                            ", " + ", ".join(args.param) if args.param else "")
+        answerable, nomatch = collect(args.data, name, params, embedder)
+        print(table(title, answerable, nomatch, cut=cut))
+        print()
+        print(reliability(title, answerable))
         print()
 
 

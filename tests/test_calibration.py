@@ -7,7 +7,8 @@ import unittest
 
 from helpers import ROOT, ExamplesStore, SyncedMemory
 from memsuite.index.records import Filters
-from memsuite.search.ranking import ANSWER_CUT, Candidate, proximity
+from memsuite.search.features import proximity
+from memsuite.search.ranking import ANSWER_CUT, Candidate
 from memsuite.text.params import DEFAULT_PARAMS
 
 

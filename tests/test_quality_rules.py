@@ -93,17 +93,17 @@ class LabelledLineTest(FolderCase):
         self.assertAlmostEqual(with_label["memory/2026-04-18.md"], without["memory/2026-04-18.md"])
 
     def test_a_label_is_a_whole_word_of_the_query(self):
-        from memsuite.search.ranking import _labels_query_word
-        self.assertTrue(_labels_query_word("- **Kafka**: the queue", "what is kafka for"))
-        self.assertFalse(_labels_query_word("- Kafka: the queue", "kafkaesque"))
-        self.assertFalse(_labels_query_word("- 李明轩：后端", "李明生日"))
+        from memsuite.search.features import labels_query_word
+        self.assertTrue(labels_query_word("- **Kafka**: the queue", "what is kafka for"))
+        self.assertFalse(labels_query_word("- Kafka: the queue", "kafkaesque"))
+        self.assertFalse(labels_query_word("- 李明轩：后端", "李明生日"))
 
     def test_a_name_label_is_not_inside_a_longer_name_of_the_query(self):
-        from memsuite.search.ranking import _labels_query_word
-        self.assertFalse(_labels_query_word("- 李明：技术总监", "李明轩"))  # another person
-        self.assertFalse(_labels_query_word("- 李明：技术总监", "李明轩的电话"))
-        self.assertTrue(_labels_query_word("- 李明：技术总监", "李明的电话"))
-        self.assertTrue(_labels_query_word("- 李明：技术总监", "问李明"))
+        from memsuite.search.features import labels_query_word
+        self.assertFalse(labels_query_word("- 李明：技术总监", "李明轩"))  # another person
+        self.assertFalse(labels_query_word("- 李明：技术总监", "李明轩的电话"))
+        self.assertTrue(labels_query_word("- 李明：技术总监", "李明的电话"))
+        self.assertTrue(labels_query_word("- 李明：技术总监", "问李明"))
         from memsuite.text.params import Params
         with_label = {h.path: h.score for h in self.hits("李明轩")}
         without = {h.path: h.score for h in self.hits("李明轩", params=Params(label_weight=0.0))}

@@ -13,6 +13,8 @@ from ..text.stemmer import stem
 from ..text.tokenizer import (MAX_SPLIT_WORD, MAX_UNKNOWN_WORDS, text_units, cached_grams, check_query_length, expand,
                               index_terms, tokenize)
 from .dates import asked_dates, asks_when, by_asked_days, day_notes, holds_time, names_dates, on_asked_day, lazy_today
+from .features import (candidate_features, holds_topic, is_unigram as _is_unigram, labels_query_word,
+                       missing_share, own_mass, proximity, resemblance, topic_weights)
 from .lexicon import translations
 from .results import Hits, build_passages as _passages, demote_duplicates, make_snippet
 from .supersede import newest_first
@@ -307,12 +309,6 @@ def _lone_chars(units):
     return out
 
 
-def _is_unigram(term):
-    return len(term) == 1 and is_cjk(term)
-
-
-
-
 def _compound_parts(store, words, dfs):
     """{word: (left, right)} for unknown words that are two known words joined."""
     splits = {w: [(w[:i], w[i:]) for i in range(3, len(w) - 2)] for w in words if 6 <= len(w) <= MAX_SPLIT_WORD}
@@ -526,7 +522,7 @@ def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
             if counts[key]:
                 bm25 += bm25_weight(counts[key], idf[p], c.length, avg_length)
         for word in query.unknown:  # a typo holds as much as it resembles a word of the chunk
-            like = _resemblance(word, c.words)
+            like = resemblance(word, c.words)
             if like and word in query.missing:
                 bm25 += like * query.missing[word] * bm25_weight(1, missing_idf, c.length, avg_length)
         scores[key] = 1.0 - math.exp(-params.keyword_scale * bm25 / scale)
@@ -554,18 +550,6 @@ def _lacking(source, c, query, idf, missing_idf, alts=""):
         if not c.body.get(s, 0) + c.head.get(s, 0):
             lacking += mass
     return lacking / whole if whole else 1.0
-
-
-def _resemblance(word, chunk_words, least=0.5):
-    """How much an unknown word resembles the closest Latin word of a chunk
-    (Dice coefficient of their trigrams; 0 below least)."""
-    mine = set(cached_grams(word))
-    best = 0.0
-    for w in chunk_words.split():
-        theirs = cached_grams(w[1:-1])
-        if theirs:
-            best = max(best, 2.0 * len(mine.intersection(theirs)) / (len(mine) + len(theirs)))
-    return best if best >= least else 0.0
 
 
 def query_vector(query, store, params=DEFAULT_PARAMS):
@@ -599,55 +583,6 @@ def vector_channel(candidates, qvec, params=DEFAULT_PARAMS):
             dot += params.gram_weight * sum(w for g, w in qgrams if g in c.words)
         scores[key] = min(1.0, dot / c.norm)
     return scores
-
-
-def proximity(candidate, mass, stand_ins=None):
-    """How much of the query a single line of the chunk holds (0-1): the
-    share of its own terms' mass ({term: weight x idf}, the words no note
-    holds included) the line holds, a term the line lacks counting at the
-    weight of a synonym or translation standing in for it there
-    (stand_ins: {term: [(its stand-in, weight)]}).  Words that meet in one
-    line answer better than words scattered over six."""
-    total = sum(mass.values())
-    if not total:
-        return 0.0
-    best = 0.0
-    for terms in candidate.lines:
-        if terms:
-            present = set(terms)
-            held = 0.0
-            for t, m in mass.items():
-                if t in present:
-                    held += m
-                elif stand_ins and t in stand_ins:
-                    held += m * max([min(1.0, w) for alt, w in stand_ins[t] if alt in present] or [0.0])
-            best = max(best, held)
-    return best / total
-
-
-def topic_weights(q):
-    """{term: weight} of the query's own terms a hit is measured against (the
-    words no note holds included): those weighing fully.  Its function
-    words, pairs across word edges (的午 in 昨天的午饭) and a long prompt's
-    chat words count when a hit holds them, never against it: a score says
-    how much of what the query asks a hit holds, the same for a question and
-    a whole chat turn.  All of them when none weighs fully."""
-    own = {t: q.weights[t] for t in q.base}
-    own.update(q.missing)
-    asked = {t: w for t, w in own.items() if w >= 1.0}
-    return asked or own
-
-
-def own_mass(q):
-    """({topic term: weight x idf} (topic_weights), {own term: [(synonym or
-    translation standing in for it, weight)]}) for proximity."""
-    mass = {t: w * math.log(1 + q.n_docs / q.dfs[t]) if t in q.base else w * math.log(1 + q.n_docs)
-            for t, w in topic_weights(q).items()}
-    stand_ins = {}
-    for alt, source in q.stands.items():
-        for t in source:
-            stand_ins.setdefault(t, []).append((alt, q.weights[alt]))
-    return mass, stand_ins
 
 
 MODES = ("hybrid", "keyword", "vector")
@@ -762,7 +697,19 @@ def _search(store, query, limit, mode, min_score, filters, params):
     out = Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
                _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
     out.evidence, out.analysed = evidence, q
+    out.ranked = (order, merged, rows)  # the order the rules gave, and the features of each candidate, on demand
+    out.features = lambda: candidate_features(q, candidates, keyword, vector, context=query_context(
+        query, q, asked, long_prompt, bound, avg_length))
     return out
+
+
+def query_context(query, q, asked, turn, bound, avg_length):
+    """What every candidate's features read of the query as a whole
+    (features.candidate_features)."""
+    own, unseen = topic_parts(q)
+    n = len(own) + len(unseen)
+    return {"asked": asked, "turn": float(turn), "topic_n": n / (n + 5.0), "missing": missing_share(q),
+            "bound": bound, "folded": fold(query), "when": asks_when(query), "avg_length": avg_length}
 
 
 def _scores(store, q, candidates, rows, mode, share, semantic, avg_length, asked, params, query):
@@ -879,26 +826,6 @@ def rank_fusion(rows, lexical, semantic, weighted, share, k):
     return dict(zip(order, sorted(weighted.values(), reverse=True)))
 
 
-def holds_topic(candidate, query, key=None, bound=()):
-    """Whether a chunk holds a word of the query's topic: all the bigrams of
-    a word of up to three characters (张伟 alone does not hold 张伟明), a
-    third of a longer run's (台北酒店 is two words), not counting occurrences inside a longer word
-    (李娜 in 李娜娜); a Latin word itself or, unknown, one it resembles."""
-    def held(t):
-        return (candidate.body.get(t, 0) + candidate.head.get(t, 0) > 0) and (key, t) not in bound
-    if any(held(t) for t in query.weights if t not in query.base and t not in query.frame and not _is_unigram(t)):
-        return True  # a synonym, regional spelling or translation of a word of the topic (号码 for 手机号 is frame)
-    for word in query.topic:
-        if len(word) == 1 and word[0] in query.unknown and _resemblance(word[0], candidate.words):
-            return True
-        if len(word) == 1 and word[0] in query.prefixes and any(t.startswith(word[0]) for t in candidate.body):
-            return True
-        need = len(word) if len(word) <= 2 else (len(word) + 2) // 3
-        if sum(1 for t in word if held(t)) >= need:
-            return True
-    return False
-
-
 def frame_only(order, candidates, merged, query, params=DEFAULT_PARAMS, bound=()):
     """A hit holding the query's frame (电话, 名字叫, phone number) but none
     of its topic answers another question (someone else's phone): it keeps
@@ -913,52 +840,6 @@ def frame_only(order, candidates, merged, query, params=DEFAULT_PARAMS, bound=()
     rows = {k: c.row for k, c in candidates.items()}
     rank = lambda k: (-merged[k], rows[k].path, rows[k].ordinal)  # noqa: E731
     return sorted(holders, key=rank) + sorted(others, key=rank)
-
-
-_LABEL = None
-
-
-def _labels_query_word(text, folded_query):
-    """Whether a line of the chunk is labelled by a word of the query: a list
-    of people or a glossary ('- 李明：技术总监', '- Kafka: the queue') says
-    what the line is about before its colon."""
-    global _LABEL
-    if ":" not in text and "：" not in text:
-        return False  # no label without a colon (and no pattern to compile)
-    if _LABEL is None:
-        import re
-        _LABEL = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?([^:：\n*_]{2,20}?)(?:\*\*|__)?[ \t]*[:：]", re.M)
-    for m in _LABEL.finditer(text):
-        label = fold(m.group(1)).strip()
-        at = folded_query.find(label)
-        if len(label) >= 2 and at >= 0 and (_name_ends_at(folded_query, at, label) if not label.isascii()
-                                             else _word_at(folded_query, at, len(label))):
-            return True
-    return False
-
-
-def _name_ends_at(text, at, label):
-    """Whether a Chinese label found in the query at `at` is not the start of
-    a longer name there: '- 李明：' labels 李明的电话 and 李明生日 (a function
-    or frame word follows), not 李明轩 (another person).  Only names (a
-    surname first), as in _discount_name_characters."""
-    end = at + len(label)
-    if label[0] not in SURNAMES or end >= len(text) or not is_cjk(text[end]) or text[end] in ZH_FREE_CHARS:
-        return True
-    start = end
-    while start > 0 and is_cjk(text[start - 1]):
-        start -= 1
-    stop = end
-    while stop < len(text) and is_cjk(text[stop]):
-        stop += 1
-    run = text[start:stop]
-    return function_spans(run)[end - start] or frame_spans(run)[end - start]
-
-
-def _word_at(text, at, size):
-    before = text[at - 1] if at else " "
-    after = text[at + size] if at + size < len(text) else " "
-    return not (before.isalnum() and before.isascii()) and not (after.isalnum() and after.isascii())
 
 
 def _rerank(order, candidates, merged, q, dates, params, folded="", when=False):
@@ -984,7 +865,7 @@ def _rerank(order, candidates, merged, q, dates, params, folded="", when=False):
             score += params.date_weight
         if when and i < params.rerank_depth and holds_time(row.text):
             score += params.when_weight
-        if i < params.rerank_depth and params.label_weight and _labels_query_word(row.text, folded):
+        if i < params.rerank_depth and params.label_weight and labels_query_word(row.text, folded):
             score += params.label_weight
         merged[key] = min(1.0, score / scale)
     rows = {k: c.row for k, c in candidates.items()}

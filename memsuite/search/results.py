@@ -32,6 +32,8 @@ class Hits(list):
     checked = None  # what a watcher vouched for instead of this process's own look
     evidence = 1.0  # what a chat turn's scores were multiplied by (ranking.topic_evidence)
     analysed = None  # the query as ranking analysed it (ranking.analyse_query), for the prompt hook's gate
+    ranked = None  # (the candidates' keys in the order ranked, their scores, their StoredChunks)...
+    features = None  # ...and a function giving their features (search/features.py; bench/ltr_dump.py)
 
     def __init__(self, hits=(), channels=(), repeats=(), earlier=None):
         list.__init__(self, hits)
