@@ -11,7 +11,9 @@ What is kept, so that a query reaches the other language without dragging in
 what it does not mean (an absent topic must stay silent):
 - Chinese words of two to four characters that jieba counts MIN_FREQ times or
   more, nouns NOUN_MIN_FREQ times or more (纹身: tattoo, an everyday noun
-  that books seldom print);
+  that books seldom print); nouns of one character that it counts
+  CHAR_MIN_FREQ times or more (书: book, 汤: soup), their common senses only
+  (not a name's: 书 as the Book of History);
 - of each, its first MAX_SENSES short senses: glosses of one to
   MAX_GLOSS_WORDS English words once "to", articles and remarks in brackets
   are taken off ("Tokyo, capital of Japan" -> tokyo); a place's name before
@@ -35,6 +37,7 @@ from memsuite.text.chinese import fold, is_cjk  # noqa: E402
 MIN_FREQ = 30
 NOUN_MIN_FREQ = 5
 NOUNS = ("n", "ns", "vn", "nz")  # jieba's parts of speech of common nouns, places, verbal nouns
+CHAR_MIN_FREQ = 1500
 MAX_SENSES = 3
 MAX_GLOSS_WORDS = 3
 PLACE = re.compile(r"^((?:[A-Z][a-z]+ ?){1,2})(?: \(.*?\))? *(?:(?:sub)?provincial|prefecture|county|city|province|"
@@ -49,7 +52,8 @@ HEADER = """\
 # one word a line, the commonest first: "word<TAB>sense; sense" (at most %d
 # senses, each of one to %d English words, lower case), derived by data/make-en-zh-lexicon.py from
 # CC-CEDICT %s; Chinese words of two to four characters that jieba 0.42.1's
-# dict.txt counts %d times or more (nouns %d times).  Read both ways by memsuite/search/lexicon.py.
+# dict.txt counts %d times or more (nouns %d times), and nouns of one character
+# it counts %d times or more.  Read both ways by memsuite/search/lexicon.py.
 #
 # This table is an adaptation of CC-CEDICT and is licensed, as CC-CEDICT is,
 # under the Creative Commons Attribution-ShareAlike 4.0 International License
@@ -63,14 +67,15 @@ HEADER = """\
 
 
 def read_cedict(path):
-    """({simplified: [gloss, ...]} in dictionary order, the file's date)."""
+    """({simplified: [gloss, ...]} in dictionary order, the file's date); a
+    single character's proper-name entries (capitalised pinyin) left out."""
     glosses, date = {}, ""
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.startswith("#! date="):
                 date = line.strip()[8:18]
             m = LINE.match(line)
-            if m:
+            if m and not (len(m.group(2)) == 1 and m.group(3)[:1].isupper()):
                 glosses.setdefault(fold(m.group(2)), []).extend(m.group(4).split("/"))
     return glosses, date
 
@@ -90,6 +95,8 @@ def read_frequencies(path):
 def common(word, freq):
     """Whether a word is counted often enough to be kept."""
     count, pos = freq.get(word, (0, ""))
+    if len(word) == 1:
+        return pos in NOUNS and count >= CHAR_MIN_FREQ
     return count >= (NOUN_MIN_FREQ if pos in NOUNS else MIN_FREQ)
 
 
@@ -126,7 +133,7 @@ def lexicon(glosses, freq):
     first few Chinese words of an English one)."""
     rows = []
     for word in glosses:
-        if 2 <= len(word) <= 4 and all(is_cjk(c) for c in word) and common(word, freq):
+        if 1 <= len(word) <= 4 and all(is_cjk(c) for c in word) and common(word, freq):
             kept = senses(word, glosses)
             if kept:
                 rows.append((-freq[word][0], word, kept))
@@ -138,7 +145,7 @@ def main(argv):
         sys.exit(__doc__.strip().splitlines()[-1])
     glosses, date = read_cedict(argv[1])
     rows = lexicon(glosses, read_frequencies(argv[2]))
-    out = [HEADER % (MAX_SENSES, MAX_GLOSS_WORDS, "(" + date + ")" if date else "", MIN_FREQ, NOUN_MIN_FREQ)]
+    out = [HEADER % (MAX_SENSES, MAX_GLOSS_WORDS, "(" + date + ")" if date else "", MIN_FREQ, NOUN_MIN_FREQ, CHAR_MIN_FREQ)]
     out += ["%s\t%s" % (word, "; ".join(kept)) for word, kept in rows]
     sys.stdout.write("\n".join(out) + "\n")
 

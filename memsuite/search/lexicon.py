@@ -54,7 +54,7 @@ def translations(units, params=DEFAULT_PARAMS):
 def _word_terms(word):
     """How many terms a word scores by: an English word one, a Chinese one its
     bigrams (its single characters score nothing as a translation)."""
-    return len(word) - 1 if is_cjk(word[0]) and len(word) > 1 else len(tokenize(word))
+    return max(1, len(word) - 1) if is_cjk(word[0]) else len(tokenize(word))
 
 
 def _share(weight, source_terms, word):
@@ -81,10 +81,11 @@ def _longest(matches):
 
 
 def _longest_words(table, text):
-    """The table's words along a Chinese stretch, longest first from the left."""
+    """The table's words along a Chinese stretch, longest first from the left
+    (a character alone when no word starts at it: 书, 汤)."""
     out, i = [], 0
-    while i < len(text) - 1:
-        for size in (4, 3, 2):
+    while i < len(text):
+        for size in (4, 3, 2, 1):
             if i + size <= len(text) and table.get(text[i:i + size]):
                 out.append(text[i:i + size])
                 i += size
