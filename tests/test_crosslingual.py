@@ -8,6 +8,7 @@ from helpers import SyncedMemory
 from memsuite.search.crosslingual import merge_passes, own_script, translated_query
 from memsuite.search.lexicon import lexicon_table
 from memsuite.search.results import Hit, Hits
+from memsuite.text.tokenizer import text_units
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -32,7 +33,7 @@ class ChineseFolderTest(SyncedMemory):
         self.assertEqual(other.split()[:2], ["王小明", "300"])
 
     def test_a_chinese_question_is_not_searched_again(self):
-        self.assertEqual(own_script("新的键盘是什么时候到的？"), "zh")
+        self.assertEqual(own_script(text_units("新的键盘是什么时候到的？")), "zh")
         self.assertEqual(translated_query(self.store, "新的键盘是什么时候到的？"), "")
 
 

@@ -9,46 +9,45 @@ kept as written (Joanna, 王志宏, 2024), each word of its own script replaced
 by its translations, its function words and untranslated words left out;
 the two result lists merge, the better score of a passage kept.
 
-The second pass runs only when the translation reaches the notes better
+The second pass runs only when the question as written finds no hit at
+the answer cut (ranking.py), and the translation reaches the notes better
 than the question does: the index holds more of the translated words' terms
 than of the words they translate (English notes asked in English never pay
 for it, nor a bilingual folder that holds the question's own words).
 """
-import re
-
 from ..text.chinese import is_cjk
 from ..text.params import DEFAULT_PARAMS
 from ..text.tokenizer import index_terms, text_units
 from .lexicon import translations
 
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-_NUMBER = re.compile(r"\d[\w.:/-]*", re.ASCII)
 
-
-def own_script(query):
-    """'zh' when the question is written mostly in Chinese (a word is about
-    two characters), else 'en'."""
-    cjk = sum(1 for c in query if is_cjk(c))
-    return "zh" if cjk / 2.0 > len(_LATIN_WORD.findall(query)) else "en"
+def own_script(units):
+    """'zh' when a query's units (text_units) are mostly Chinese (a word is
+    about two characters), else 'en'."""
+    words = units.split()
+    cjk = sum(len(u) for u in words if is_cjk(u[0]))
+    latin = sum(1 for u in words if not is_cjk(u[0]) and not u[0].isdigit())
+    return "zh" if cjk / 2.0 > latin else "en"
 
 
 def translated_query(store, query, params=DEFAULT_PARAMS):
     """The question as its translation, or "" when there is none worth a
     second search (see the module's docstring)."""
-    if own_script(query) != "en":  # measured: a Chinese question's English senses are too loose to search alone
+    units = text_units(query)
+    if own_script(units) != "en":  # measured: a Chinese question's English senses are too loose to search alone
         return ""
-    own = " ".join(_LATIN_WORD.findall(query))
-    found = translations(text_units(own), params) if own else []
-    words = list(dict.fromkeys(word for word, _, _ in found))
-    if not words:
+    words = units.split()
+    found = translations(" ".join(u for u in words if not is_cjk(u[0])), params)
+    chinese = list(dict.fromkeys(word for word, _, _ in found))
+    if not chinese:
         return ""
     sources = {t for _, _, source in found for t in index_terms(source)}
-    targets = {t for word in words for t in index_terms(word)}
+    targets = {t for word in chinese for t in index_terms(word)}
     dfs = store.doc_freqs(sorted(sources | targets))
     if _held(targets, dfs) <= _held(sources, dfs):
         return ""
-    return " ".join(_CJK_RUN.findall(query) + _NUMBER.findall(query) + words)
+    kept = [u for u in words if is_cjk(u[0]) or u[0].isdigit()]  # names and numbers as written
+    return " ".join(kept + chinese)
 
 
 def _held(terms, dfs):

@@ -678,7 +678,8 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
         return hits
     with store.snapshot():  # candidates and their text from one committed index
         hits = _search(store, query, limit, mode, min_score, filters, params)
-        other = translated_query(store, query, params)  # a question in the other language: also as translated
+        answered = hits and hits[0].score >= ANSWER_CUT  # (measured: searching again then changed nothing)
+        other = "" if answered else translated_query(store, query, params)  # a question in the other language
         return merge_passes(hits, _search(store, other, limit, mode, min_score, filters, params), limit) if other else hits
 
 
