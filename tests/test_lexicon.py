@@ -86,3 +86,12 @@ class CrossLanguageSearchTest(SyncedMemory):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HeadWordTest(unittest.TestCase):
+    def test_a_two_word_sense_reaches_its_last_word_when_no_sense_has_it_alone(self):
+        rows = [("甲乙", ["shopping plaza"]), ("丙丁", ["plaza"]), ("戊己", ["fruit basket"])]
+        table = english_to_chinese(rows)
+        self.assertEqual(table[("basket",)], ["戊己"])  # basket alone: the phrase's last word
+        self.assertEqual(table[("plaza",)], ["丙丁"])  # a word with a sense of its own keeps it
+        self.assertNotIn(("fruit",), table)  # the first word of a phrase is no head

@@ -20,7 +20,7 @@ from ..text.tokenizer import tokenize
 LEXICON = os.path.join(SUITE_DIR, "data", "en-zh-lexicon.txt")
 LATIN = "~"  # the table's keys for English words: LATIN + the phrase's first term
 ZH_PER_SENSE = 3  # an English word reaches at most this many Chinese words
-TABLE = "en-zh-lexicon-2"  # the compiled table's name: a new one when its shape changes
+TABLE = "en-zh-lexicon-3"  # the compiled table's name: a new one when its shape changes
 
 
 def translations(units, params=DEFAULT_PARAMS):
@@ -131,13 +131,19 @@ def read_lexicon(path):
 def english_to_chinese(rows):
     """{English sense as its terms (a tuple): [Chinese word, ...]}: the words
     having it as an earlier sense first, then the commoner, at most
-    ZH_PER_SENSE (meeting and meet are one sense: their terms are)."""
-    ranked = {}
+    ZH_PER_SENSE (meeting and meet are one sense: their terms are).  A word
+    no sense has alone reaches the words of the two-word senses it ends
+    (mall: 商场, shopping mall)."""
+    ranked, heads = {}, {}
     for rank, (word, senses) in enumerate(rows):
         for place, sense in enumerate(senses):
             terms = tuple(sorted(set(tokenize(sense))))
             if terms:
                 ranked.setdefault(terms, {}).setdefault(word, (place, rank, word))
+            if len(terms) == 2 and is_cjk(word[0]) and len(word) > 1:  # shopping mall: a mall too
+                heads.setdefault((tokenize(sense)[-1],), {}).setdefault(word, (place, rank, word))
+    for terms, found in heads.items():
+        ranked.setdefault(terms, found)  # only for a word no sense has alone
     return {terms: [w for _, _, w in sorted(found.values())[:ZH_PER_SENSE]] for terms, found in ranked.items()}
 
 
