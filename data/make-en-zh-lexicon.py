@@ -15,8 +15,9 @@ what it does not mean (an absent topic must stay silent):
   CHAR_MIN_FREQ times or more (书: book, 汤: soup), their common senses only
   (not a name's: 书 as the Book of History);
 - of each, its first MAX_SENSES short senses: glosses of one to
-  MAX_GLOSS_WORDS English words once "to", articles and remarks in brackets
-  are taken off ("Tokyo, capital of Japan" -> tokyo); a place's name before
+  MAX_GLOSS_WORDS English words once articles and remarks in brackets are
+  taken off, a verb's "to" kept (to phone: the reader ranks it after a
+  noun) ("Tokyo, capital of Japan" -> tokyo); a place's name before
   what it is ("Hangzhou subprovincial city and capital of Zhejiang" ->
   hangzhou); surnames, classifiers, variants, cross references,
   literary, archaic and dialect senses left out; an entry that is only
@@ -50,7 +51,7 @@ LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
 HEADER = """\
 # en-zh-lexicon.txt: everyday Chinese words and their short English senses,
 # one word a line, the commonest first: "word<TAB>sense; sense" (at most %d
-# senses, each of one to %d English words, lower case), derived by data/make-en-zh-lexicon.py from
+# senses, each of one to %d English words, lower case, a verb's after "to"), derived by data/make-en-zh-lexicon.py from
 # CC-CEDICT %s; Chinese words of two to four characters that jieba 0.42.1's
 # dict.txt counts %d times or more (nouns %d times), and nouns of one character
 # it counts %d times or more.  Read both ways by memsuite/search/lexicon.py.
@@ -101,18 +102,20 @@ def common(word, freq):
 
 
 def short_sense(gloss):
-    """A gloss as one or two English words, or None."""
+    """A gloss as one to MAX_GLOSS_WORDS English words, a verb's after "to"
+    (kept: the reader puts a word's noun senses first), or None."""
     if SKIP.search(gloss):
         return None
     place = PLACE.match(gloss)
     if place:
         return place.group(1).strip().lower()
     text = re.sub(r"\([^)]*\)", " ", gloss).split(",")[0].split(";")[0].strip().lower()
+    verb = text.startswith("to ")
     text = re.sub(r"^(?:to|a|an|the) ", "", text).strip()
     words = text.split()
     if not 1 <= len(words) <= MAX_GLOSS_WORDS or not all(re.match(r"^[a-z][a-z'-]*$", w) for w in words):
         return None
-    return text if len(text) >= 3 else None
+    return ("to " if verb else "") + text if len(text) >= 3 else None
 
 
 def senses(word, glosses, depth=0):

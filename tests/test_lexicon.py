@@ -95,3 +95,11 @@ class HeadWordTest(unittest.TestCase):
         self.assertEqual(table[("basket",)], ["戊己"])  # basket alone: the phrase's last word
         self.assertEqual(table[("plaza",)], ["丙丁"])  # a word with a sense of its own keeps it
         self.assertNotIn(("fruit",), table)  # the first word of a phrase is no head
+
+    def test_a_noun_has_a_place_among_verbs(self):
+        rows = [("甲乙", ["to ring"]), ("丙丁", ["to ring"]), ("戊己", ["to ring"]), ("庚辛", ["to ring"]),
+                ("壬癸", ["ring"])]
+        found = english_to_chinese(rows)[("ring",)]
+        self.assertEqual(len(found), ZH_PER_SENSE)
+        self.assertEqual(found[:-1], [w for w, _ in rows][:ZH_PER_SENSE - 1])  # the commonest verbs first...
+        self.assertEqual(found[-1], "壬癸")  # ...then the noun, before a rarer verb
