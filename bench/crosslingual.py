@@ -45,8 +45,10 @@ EN_FILLER = "Nothing else worth writing down."
 
 
 def draw_pairs(n, seed):
-    """[(English, Chinese)]: n drawn from the everyday entries, then the fixed cases."""
-    rows = read_lexicon(LEXICON)[:EVERYDAY]
+    """[(English, Chinese)]: n drawn from the everyday entries of two characters
+    or more (a character alone crosses inside a question, never as a whole
+    query: 书 is too many things), then the fixed cases."""
+    rows = [row for row in read_lexicon(LEXICON) if len(row[0]) > 1][:EVERYDAY]
     fixed_words = {zh for _, zh in FIXED}
     candidates = [(senses[0], word) for word, senses in rows if word not in fixed_words and tokenize(senses[0])]
     drawn = random.Random(seed).sample(candidates, n)

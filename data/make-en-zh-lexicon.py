@@ -10,13 +10,19 @@ jieba`, jieba/dict.txt in the source archive): its word frequencies.
 What is kept, so that a query reaches the other language without dragging in
 what it does not mean (an absent topic must stay silent):
 - Chinese words of two to four characters that jieba counts MIN_FREQ times or
-  more (place names included: 东京);
-- of each, its first MAX_SENSES short senses: glosses of one or two English
-  words once "to", articles and remarks in brackets are taken off ("Tokyo,
-  capital of Japan" -> tokyo); surnames, classifiers, variants, cross
-  references, literary, archaic and dialect senses left out; an entry that is
-  only "abbr. for" or "see" another takes that one's senses (体检 ->
-  体格检查: physical examination, health checkup).
+  more, nouns NOUN_MIN_FREQ times or more (纹身: tattoo, an everyday noun
+  that books seldom print); nouns of one character that it counts
+  CHAR_MIN_FREQ times or more (书: book, 汤: soup), their common senses only
+  (not a name's: 书 as the Book of History);
+- of each, its first MAX_SENSES short senses: glosses of one to
+  MAX_GLOSS_WORDS English words once articles and remarks in brackets are
+  taken off, a verb's "to" kept (to phone: the reader ranks it after a
+  noun) ("Tokyo, capital of Japan" -> tokyo); a place's name before
+  what it is ("Hangzhou subprovincial city and capital of Zhejiang" ->
+  hangzhou); surnames, classifiers, variants, cross references,
+  literary, archaic and dialect senses left out; an entry that is only
+  "abbr. for" or "see" another takes that one's senses (体检 -> 体格检查:
+  physical examination, health checkup).
 The suite reads the table both ways (memsuite/search/lexicon.py): an English
 word to at most a few Chinese words, a Chinese word to its senses.
 
@@ -30,8 +36,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from memsuite.text.chinese import fold, is_cjk  # noqa: E402
 
 MIN_FREQ = 30
+NOUN_MIN_FREQ = 5
+NOUNS = ("n", "ns", "vn", "nz")  # jieba's parts of speech of common nouns, places, verbal nouns
+CHAR_MIN_FREQ = 1500
 MAX_SENSES = 3
-MAX_GLOSS_WORDS = 2
+MAX_GLOSS_WORDS = 3
+PLACE = re.compile(r"^((?:[A-Z][a-z]+ ?){1,2})(?: \(.*?\))? *(?:(?:sub)?provincial|prefecture|county|city|province|"
+                   r"municipality|district|river|lake|mountain|island|town|township|autonomous|capital|in [A-Z])")
 SKIP = re.compile(r"\b(?:surname|CL:|classifier|variant of|old variant|used in|Taiwan pr\.|archaic|literary|"
                   r"dialect|Cantonese|abbr\. for|see |sb|sth|one's|pr\.)", re.I)
 REFERENCE = re.compile(r"^(?:abbr\. for|see(?: also)?|variant of|also written) [^|\[]*\|?([^\[|/]+)\[")
@@ -40,9 +51,10 @@ LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
 HEADER = """\
 # en-zh-lexicon.txt: everyday Chinese words and their short English senses,
 # one word a line, the commonest first: "word<TAB>sense; sense" (at most %d
-# senses, each of one or two English words, lower case), derived by data/make-en-zh-lexicon.py from
+# senses, each of one to %d English words, lower case, a verb's after "to"), derived by data/make-en-zh-lexicon.py from
 # CC-CEDICT %s; Chinese words of two to four characters that jieba 0.42.1's
-# dict.txt counts %d times or more.  Read both ways by memsuite/search/lexicon.py.
+# dict.txt counts %d times or more (nouns %d times), and nouns of one character
+# it counts %d times or more.  Read both ways by memsuite/search/lexicon.py.
 #
 # This table is an adaptation of CC-CEDICT and is licensed, as CC-CEDICT is,
 # under the Creative Commons Attribution-ShareAlike 4.0 International License
@@ -56,39 +68,54 @@ HEADER = """\
 
 
 def read_cedict(path):
-    """({simplified: [gloss, ...]} in dictionary order, the file's date)."""
+    """({simplified: [gloss, ...]} in dictionary order, the file's date); a
+    single character's proper-name entries (capitalised pinyin) left out."""
     glosses, date = {}, ""
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.startswith("#! date="):
                 date = line.strip()[8:18]
             m = LINE.match(line)
-            if m:
+            if m and not (len(m.group(2)) == 1 and m.group(3)[:1].isupper()):
                 glosses.setdefault(fold(m.group(2)), []).extend(m.group(4).split("/"))
     return glosses, date
 
 
 def read_frequencies(path):
+    """{word: (count, jieba's part of speech)}, the commonest reading kept."""
     freq = {}
     with open(path, encoding="utf-8") as f:
         for line in f:
             parts = line.split()
             if len(parts) >= 2 and parts[1].isdigit():
                 word = fold(parts[0])
-                freq[word] = max(freq.get(word, 0), int(parts[1]))
+                freq[word] = max(freq.get(word, (0, "")), (int(parts[1]), parts[2] if len(parts) > 2 else ""))
     return freq
 
 
+def common(word, freq):
+    """Whether a word is counted often enough to be kept."""
+    count, pos = freq.get(word, (0, ""))
+    if len(word) == 1:
+        return pos in NOUNS and count >= CHAR_MIN_FREQ
+    return count >= (NOUN_MIN_FREQ if pos in NOUNS else MIN_FREQ)
+
+
 def short_sense(gloss):
-    """A gloss as one or two English words, or None."""
+    """A gloss as one to MAX_GLOSS_WORDS English words, a verb's after "to"
+    (kept: the reader puts a word's noun senses first), or None."""
     if SKIP.search(gloss):
         return None
+    place = PLACE.match(gloss)
+    if place:
+        return place.group(1).strip().lower()
     text = re.sub(r"\([^)]*\)", " ", gloss).split(",")[0].split(";")[0].strip().lower()
+    verb = text.startswith("to ")
     text = re.sub(r"^(?:to|a|an|the) ", "", text).strip()
     words = text.split()
     if not 1 <= len(words) <= MAX_GLOSS_WORDS or not all(re.match(r"^[a-z][a-z'-]*$", w) for w in words):
         return None
-    return text if len(text) >= 3 else None
+    return ("to " if verb else "") + text if len(text) >= 3 else None
 
 
 def senses(word, glosses, depth=0):
@@ -109,10 +136,10 @@ def lexicon(glosses, freq):
     first few Chinese words of an English one)."""
     rows = []
     for word in glosses:
-        if 2 <= len(word) <= 4 and all(is_cjk(c) for c in word) and freq.get(word, 0) >= MIN_FREQ:
+        if 1 <= len(word) <= 4 and all(is_cjk(c) for c in word) and common(word, freq):
             kept = senses(word, glosses)
             if kept:
-                rows.append((-freq[word], word, kept))
+                rows.append((-freq[word][0], word, kept))
     return [(word, kept) for _, word, kept in sorted(rows)]
 
 
@@ -121,7 +148,7 @@ def main(argv):
         sys.exit(__doc__.strip().splitlines()[-1])
     glosses, date = read_cedict(argv[1])
     rows = lexicon(glosses, read_frequencies(argv[2]))
-    out = [HEADER % (MAX_SENSES, "(" + date + ")" if date else "", MIN_FREQ)]
+    out = [HEADER % (MAX_SENSES, MAX_GLOSS_WORDS, "(" + date + ")" if date else "", MIN_FREQ, NOUN_MIN_FREQ, CHAR_MIN_FREQ)]
     out += ["%s\t%s" % (word, "; ".join(kept)) for word, kept in rows]
     sys.stdout.write("\n".join(out) + "\n")
 

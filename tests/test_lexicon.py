@@ -86,3 +86,20 @@ class CrossLanguageSearchTest(SyncedMemory):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HeadWordTest(unittest.TestCase):
+    def test_a_two_word_sense_reaches_its_last_word_when_no_sense_has_it_alone(self):
+        rows = [("甲乙", ["shopping plaza"]), ("丙丁", ["plaza"]), ("戊己", ["fruit basket"])]
+        table = english_to_chinese(rows)
+        self.assertEqual(table[("basket",)], ["戊己"])  # basket alone: the phrase's last word
+        self.assertEqual(table[("plaza",)], ["丙丁"])  # a word with a sense of its own keeps it
+        self.assertNotIn(("fruit",), table)  # the first word of a phrase is no head
+
+    def test_a_noun_has_a_place_among_verbs(self):
+        rows = [("甲乙", ["to ring"]), ("丙丁", ["to ring"]), ("戊己", ["to ring"]), ("庚辛", ["to ring"]),
+                ("壬癸", ["ring"])]
+        found = english_to_chinese(rows)[("ring",)]
+        self.assertEqual(len(found), ZH_PER_SENSE)
+        self.assertEqual(found[:-1], [w for w, _ in rows][:ZH_PER_SENSE - 1])  # the commonest verbs first...
+        self.assertEqual(found[-1], "壬癸")  # ...then the noun, before a rarer verb

@@ -1,19 +1,23 @@
 """The SessionStart brief: a budgeted, cited digest of the memory folder
 (the checkpoint of this session after a compaction, the most useful part of
 MEMORY.md, the last days' notes), framed as notes to consult.  A session that
-already holds some lines (a resumed or compacted one) is sent only the others."""
+already holds some lines (a resumed or compacted one) is sent only the others.
+A MEMORY.md line a later daily note changed is marked with that note's date
+and line (search/supersede.py says what "later" means for MEMORY.md)."""
 import os
 import re
 
 from ..text.markdown import is_heading
 from ..search.recall import line_key
 from ..search.results import estimate_tokens
+from ..search.supersede import changed_later, long_term_date
 from ..base.records import StoreError
 from ..files.sources import read_memory_lines
 from ..text.redact import redact
 
 MAX_CHARS = 9500       # Claude Code shows about 10,000 characters of hook output whole
 RECENT_FILES = 4       # daily files the brief looks at, newest first
+LATER_FILES = 60       # daily files, newest first, read for changes to MEMORY.md's lines
 _DAILY = re.compile(r"^(\d{4}-\d{2}-\d{2})[^/]*\.md$")
 
 
@@ -81,7 +85,7 @@ def memory_md_part(root, budget):
     with its first lines (as many per section as fit), so every topic is
     represented; when not even one line per section fits, the first sections
     with their first line (a heading alone tells nothing)."""
-    lines = _lines(root, "MEMORY.md")
+    lines = _marked(root, _lines(root, "MEMORY.md"))
     if not lines:
         return []
     fits = lambda picked: _tokens(_block("MEMORY.md", picked, lines)) <= budget
@@ -104,6 +108,27 @@ def memory_md_part(root, budget):
             if fits(picked):
                 best = picked
     return [("MEMORY.md", lines, best)] if best else []
+
+
+def _marked(root, lines):
+    """MEMORY.md's lines, each that a daily note dated after MEMORY.md's last
+    change says otherwise followed by that note's date and citation."""
+    since = long_term_date(root)
+    if not lines or not since:
+        return lines
+    later = [name for name in _daily_names(root)[:LATER_FILES] if name[:10] > since]
+    notes = [(name[:10], "memory/" + name, _lines(root, "memory/" + name)) for name in later]
+    for i, (date, rel, number) in changed_later(lines, notes).items():
+        lines[i] = "%s (changed by a later note, %s: %s:%d)" % (lines[i], date, rel, number)
+    return lines
+
+
+def _daily_names(root):
+    """The daily files' names, newest first."""
+    try:
+        return sorted((n for n in os.listdir(os.path.join(root, "memory")) if _DAILY.match(n)), reverse=True)
+    except OSError:
+        return []
 
 
 def _sections(lines):
@@ -141,13 +166,8 @@ def _ranges(rel, picked):
 def recent_part(root, budget, skip=()):
     """[(rel, lines, picked)]: the newest daily files' last lines within
     budget tokens, newest file first."""
-    folder = os.path.join(root, "memory")
-    try:
-        names = sorted((n for n in os.listdir(folder) if _DAILY.match(n)), reverse=True)
-    except OSError:
-        return []
     pieces, used = [], 0
-    for name in names[:RECENT_FILES]:
+    for name in _daily_names(root)[:RECENT_FILES]:
         rel = "memory/" + name
         if rel in skip:
             continue

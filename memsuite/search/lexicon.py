@@ -20,7 +20,8 @@ from ..text.tokenizer import tokenize
 LEXICON = os.path.join(SUITE_DIR, "data", "en-zh-lexicon.txt")
 LATIN = "~"  # the table's keys for English words: LATIN + the phrase's first term
 ZH_PER_SENSE = 3  # an English word reaches at most this many Chinese words
-TABLE = "en-zh-lexicon-2"  # the compiled table's name: a new one when its shape changes
+MAX_PLACE = 99  # a sense's place for a two-word sense's last word: after every sense of its own
+TABLE = "en-zh-lexicon-5"  # the compiled table's name: a new one when its shape changes
 
 
 def translations(units, params=DEFAULT_PARAMS):
@@ -54,7 +55,7 @@ def translations(units, params=DEFAULT_PARAMS):
 def _word_terms(word):
     """How many terms a word scores by: an English word one, a Chinese one its
     bigrams (its single characters score nothing as a translation)."""
-    return len(word) - 1 if is_cjk(word[0]) and len(word) > 1 else len(tokenize(word))
+    return max(1, len(word) - 1) if is_cjk(word[0]) else len(tokenize(word))
 
 
 def _share(weight, source_terms, word):
@@ -81,10 +82,11 @@ def _longest(matches):
 
 
 def _longest_words(table, text):
-    """The table's words along a Chinese stretch, longest first from the left."""
+    """The table's words along a Chinese stretch, longest first from the left
+    (a character alone when no word starts at it: 书, 汤)."""
     out, i = [], 0
-    while i < len(text) - 1:
-        for size in (4, 3, 2):
+    while i < len(text):
+        for size in (4, 3, 2, 1):
             if i + size <= len(text) and table.get(text[i:i + size]):
                 out.append(text[i:i + size])
                 i += size
@@ -130,14 +132,35 @@ def read_lexicon(path):
 def english_to_chinese(rows):
     """{English sense as its terms (a tuple): [Chinese word, ...]}: the words
     having it as an earlier sense first, then the commoner, at most
-    ZH_PER_SENSE (meeting and meet are one sense: their terms are)."""
-    ranked = {}
+    ZH_PER_SENSE (meeting and meet are one sense: their terms are), a noun
+    among them (_with_a_noun).  A noun no sense has alone reaches the words
+    of the two-word senses it ends (mall: 商场, shopping mall)."""
+    ranked, heads = {}, {}
     for rank, (word, senses) in enumerate(rows):
         for place, sense in enumerate(senses):
+            verb = sense.startswith("to ")  # (tokenize drops the "to")
             terms = tuple(sorted(set(tokenize(sense))))
             if terms:
-                ranked.setdefault(terms, {}).setdefault(word, (place, rank, word))
-    return {terms: [w for _, _, w in sorted(found.values())[:ZH_PER_SENSE]] for terms, found in ranked.items()}
+                ranked.setdefault(terms, {}).setdefault(word, (place, rank, word, verb))
+            if len(terms) == 2 and not verb and len(word) > 1:  # shopping mall: a mall too
+                heads.setdefault((tokenize(sense)[-1],), {}).setdefault(word, (MAX_PLACE, rank, word, False))
+    for terms, found in heads.items():
+        mine = ranked.setdefault(terms, {})
+        if all(key[-1] for key in mine.values()):  # only for a noun no sense has alone
+            for word, key in found.items():
+                mine.setdefault(word, key)
+    return {terms: _with_a_noun(sorted(found.values())) for terms, found in ranked.items()}
+
+
+def _with_a_noun(keys):
+    """The first ZH_PER_SENSE words of keys (place, rank, word, verb), the
+    first noun among them when the first few are all verbs (phone: 致电 and
+    来电, to phone, then 手机, cell phone)."""
+    first = keys[:ZH_PER_SENSE]
+    noun = next((key for key in keys if not key[-1]), None)
+    if noun is not None and noun not in first:
+        first[-1] = noun
+    return [key[2] for key in first]
 
 
 def _table_bytes(rows):

@@ -15,6 +15,7 @@ from ..text.tokenizer import (MAX_SPLIT_WORD, MAX_UNKNOWN_WORDS, text_units, cac
 from .dates import asked_dates, asks_when, by_asked_days, day_notes, holds_time, names_dates, on_asked_day, lazy_today
 from .features import (candidate_features, holds_topic, is_unigram as _is_unigram, labels_query_word,
                        missing_share, own_mass, proximity, resemblance, topic_weights)
+from .crosslingual import merge_passes, translated_query
 from .lexicon import translations
 from .results import Hits, build_passages as _passages, demote_duplicates, make_snippet
 from .supersede import newest_first
@@ -611,7 +612,10 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
         hits.stale, hits.checked = fresh
         return hits
     with store.snapshot():  # candidates and their text from one committed index
-        return _search(store, query, limit, mode, min_score, filters, params)
+        hits = _search(store, query, limit, mode, min_score, filters, params)
+        answered = hits and hits[0].score >= ANSWER_CUT  # (measured: searching again then changed nothing)
+        other = "" if answered else translated_query(store, query, params)  # a question in the other language
+        return merge_passes(hits, _search(store, other, limit, mode, min_score, filters, params), limit) if other else hits
 
 
 def semantic_share(store, query, params):
@@ -671,7 +675,7 @@ def _search(store, query, limit, mode, min_score, filters, params):
             order = prefer_recent_turns(store, order, rows, merged, params)
     earlier = {}
     if mode == "hybrid" and params.supersede_share < 1.0:  # the newest statement of a fact first
-        order, earlier = newest_first(order, candidates, merged, q, params)
+        order, earlier = newest_first(order, candidates, merged, q, params, store.root)
     repeats = set()
     if params.duplicate_share < 1.0:  # near-duplicate suppression (results.py)
         order, repeats = demote_duplicates(order, candidates, merged, q, params, min_score)

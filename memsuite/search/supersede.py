@@ -3,10 +3,22 @@ about the same words of the query (the piano lesson on Saturday at 9, later
 moved to Wednesday at 4; badge 7731, later 88412), the later note ranks first
 and the earlier one is marked as such.  Only by what the notes say (lines
 alike but for their times or numbers) and their dates: no recency prior on
-every query (one cost LoCoMo)."""
+every query (one cost LoCoMo).
+
+MEMORY.md has no date of its own: its lines are as of the file's last
+change (its mtime's day).  A daily note dated after that day was written
+when MEMORY.md already said what it says, so it is the later statement; one
+dated on that day or before may be what MEMORY.md was updated from, and is
+not.  (An edit anywhere in MEMORY.md moves the day: fewer lines are marked
+later, never a line newer than its note.)"""
+import os
+import time
+
 from ..text.chinese import fold
 from .dates import says_time_or_number, times_in
-from ..text.tokenizer import expand
+from ..text.tokenizer import expand, tokenize
+
+LONG_TERM = "MEMORY.md"
 
 # Two lines speak of the same thing when this share of the words of the
 # shorter (bigrams, Latin words) is in the other.
@@ -14,13 +26,23 @@ SAME_LINE = 0.25
 NO_FACTS = (frozenset(), frozenset(), 0)
 
 
-def newest_first(order, candidates, merged, query, params):
+def newest_first(order, candidates, merged, query, params, root=None):
     """(order, {older key: newer key}): among the best rerank_depth hits, a
     dated hit holding every content word of the query an earlier-dated hit
     holds, within supersede_share of its score, and saying something else
     about them, ranks above it (taking its score when it had less; the
-    earlier takes the newer's, so scores still fall with the rank)."""
+    earlier takes the newer's, so scores still fall with the rank).  root:
+    the memory folder, whose MEMORY.md is dated by its last change."""
     top = order[:params.rerank_depth]
+    as_of = {}
+
+    def date(row):
+        if row.date or row.path != LONG_TERM or root is None:
+            return row.date
+        if LONG_TERM not in as_of:
+            as_of[LONG_TERM] = long_term_date(root)
+        return as_of[LONG_TERM]
+
     words = {t for t in query.base if query.weights.get(t, 0) >= 1.0 and len(t) > 1}
     held = {k: {t for t in words if candidates[k].body.get(t) or candidates[k].head.get(t)} for k in top}
     earlier, facts, lines, timed = {}, {}, {}, {}
@@ -40,7 +62,7 @@ def newest_first(order, candidates, merged, query, params):
         return facts[key, words]
     for old in top:
         for new in top:
-            if new in earlier.values() or old in earlier or not _later(candidates[new].row, candidates[old].row):
+            if new in earlier.values() or old in earlier or not _later(candidates[new].row, candidates[old].row, date):
                 continue
             words = frozenset(held[old])
             if words and words <= held[new] and merged[new] >= params.supersede_share * merged[old] \
@@ -53,8 +75,46 @@ def newest_first(order, candidates, merged, query, params):
     return sorted(order, key=lambda k: (-merged[k], k in earlier, rows[k].path, rows[k].ordinal)), earlier
 
 
-def _later(new, old):
-    return bool(new.date and old.date and new.date > old.date and new.path != old.path)
+def _later(new, old, date=lambda row: row.date):
+    """Whether new is a later note than old.  MEMORY.md is only ever the
+    earlier one: its last change may be a copy or a checkout (git sets no
+    mtime), which makes it no newer than a note; it only bounds how old its
+    lines can be."""
+    old_date = date(old)
+    return bool(new.date and old_date and new.date > old_date and new.path != old.path)
+
+
+def long_term_date(root):
+    """The day (YYYY-MM-DD, local time) of MEMORY.md's last change, or None."""
+    try:
+        return time.strftime("%Y-%m-%d", time.localtime(os.stat(os.path.join(root, LONG_TERM)).st_mtime))
+    except OSError:
+        return None
+
+
+def changed_later(lines, notes):
+    """{index of a line of lines: (date, path, line number) of the newest
+    later note line saying otherwise}: for MEMORY.md's lines and the daily
+    notes dated after its last change, [(date, path, lines)].  A note line
+    says otherwise when it speaks of the same thing (SAME_LINE of its words,
+    two at least) with other times or numbers (_differs)."""
+    later = [(date, path, n + 1, _line_facts(line)) for date, path, note in sorted(notes)
+             for n, line in enumerate(note) if says_time_or_number(line) and not line.lstrip().startswith("#")]
+    out = {}
+    for i, line in enumerate(lines):
+        if not later or line.lstrip().startswith("#") or not says_time_or_number(line):
+            continue
+        mine = _line_facts(line)
+        for date, path, number, theirs in later:
+            if len(mine[1] & theirs[1]) >= 2 and _differs(mine, theirs):
+                out[i] = (date, path, number)  # notes oldest first: the newest stays
+    return out
+
+
+def _line_facts(line):
+    """One line's facts as _facts gives them: (times, other words, 1)."""
+    times = times_in(line)
+    return times, {t for t in tokenize(line) if len(t) > 1} - times, 1
 
 
 def _facts(lines, words):

@@ -1,0 +1,70 @@
+"""A question in the other language: searched again as its translation.
+
+A whole question written in Chinese about English notes (or the reverse)
+holds a few words the notes share (a name, a number) and many they never
+hold; its translated words (lexicon.py), added at lexicon_weight beside
+them, lose to the names and the function words of its own script.  So the
+question is also searched as its translation: the words of the other script
+kept as written (Joanna, 王志宏, 2024), each word of its own script replaced
+by its translations, its function words and untranslated words left out;
+the two result lists merge, the better score of a passage kept.
+
+The second pass runs only when the question as written finds no hit at
+the answer cut (ranking.py), and the translation reaches the notes better
+than the question does: the index holds more of the translated words' terms
+than of the words they translate (English notes asked in English never pay
+for it, nor a bilingual folder that holds the question's own words).
+"""
+from ..text.chinese import is_cjk
+from ..text.params import DEFAULT_PARAMS
+from ..text.tokenizer import index_terms, text_units
+from .lexicon import translations
+
+
+def own_script(units):
+    """'zh' when a query's units (text_units) are mostly Chinese (a word is
+    about two characters), else 'en'."""
+    words = units.split()
+    cjk = sum(len(u) for u in words if is_cjk(u[0]))
+    latin = sum(1 for u in words if not is_cjk(u[0]) and not u[0].isdigit())
+    return "zh" if cjk / 2.0 > latin else "en"
+
+
+def translated_query(store, query, params=DEFAULT_PARAMS):
+    """The question as its translation, or "" when there is none worth a
+    second search (see the module's docstring)."""
+    units = text_units(query)
+    if own_script(units) != "en":  # measured: a Chinese question's English senses are too loose to search alone
+        return ""
+    words = units.split()
+    found = translations(" ".join(u for u in words if not is_cjk(u[0])), params)
+    chinese = list(dict.fromkeys(word for word, _, _ in found))
+    if not chinese:
+        return ""
+    sources = {t for _, _, source in found for t in index_terms(source)}
+    targets = {t for word in chinese for t in index_terms(word)}
+    dfs = store.doc_freqs(sorted(sources | targets))
+    if _held(targets, dfs) <= _held(sources, dfs):
+        return ""
+    kept = [u for u in words if is_cjk(u[0]) or u[0].isdigit()]  # names and numbers as written
+    return " ".join(kept + chinese)
+
+
+def _held(terms, dfs):
+    """The share of terms the index holds."""
+    return sum(1 for t in terms if dfs.get(t)) / float(len(terms) or 1)
+
+
+def merge_passes(hits, other, limit):
+    """One list of two searches' hits, best first: a passage of the second
+    that overlaps a better one of the first (or the reverse) is left out."""
+    merged = hits.__class__([], hits.channels, hits.repeats, hits.earlier)
+    for name in ("stale", "checked", "evidence", "analysed"):
+        setattr(merged, name, getattr(hits, name))
+    merged.repeats |= other.repeats
+    merged.earlier.update(other.earlier)
+    for h in sorted(list(hits) + list(other), key=lambda h: -h.score):
+        if not any(h.path == k.path and h.start_line <= k.end_line and k.start_line <= h.end_line for k in merged):
+            merged.append(h)
+    del merged[limit:]
+    return merged

@@ -1,0 +1,71 @@
+"""A question in the other language searched again as its translation
+(search/crosslingual.py), and the lexicon's place names (data/make-en-zh-lexicon.py)."""
+import importlib.util
+import os
+import unittest
+
+from helpers import SyncedMemory
+from memsuite.search.crosslingual import merge_passes, own_script, translated_query
+from memsuite.search.lexicon import lexicon_table
+from memsuite.search.results import Hit, Hits
+from memsuite.text.tokenizer import text_units
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _maker():
+    spec = importlib.util.spec_from_file_location("make_lexicon", os.path.join(HERE, "..", "data", "make-en-zh-lexicon.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class ChineseFolderTest(SyncedMemory):
+    files = {"memory/2026-05-02.md": "# 2026-05-02\n\n- 周末去公园散步，遇到了老同学。\n- 新的键盘到了。\n"}
+
+    def test_an_english_question_is_searched_as_its_chinese_words(self):
+        other = translated_query(self.store, "Which keyboard arrived?")
+        self.assertIn("键盘", other.split())
+        self.assertNotIn("which", other.lower().split())  # the question's own words are left out
+
+    def test_the_other_scripts_words_and_numbers_are_kept_as_written(self):
+        other = translated_query(self.store, "When did 王小明 buy the keyboard for 300?")
+        self.assertEqual(other.split()[:2], ["王小明", "300"])
+
+    def test_a_chinese_question_is_not_searched_again(self):
+        self.assertEqual(own_script(text_units("新的键盘是什么时候到的？")), "zh")
+        self.assertEqual(translated_query(self.store, "新的键盘是什么时候到的？"), "")
+
+
+class EnglishFolderTest(SyncedMemory):
+    files = {"memory/2026-05-02.md": "# 2026-05-02\n\n- The new keyboard arrived on Friday.\n"}
+
+    def test_no_second_search_when_the_notes_hold_the_question_as_written(self):
+        self.assertEqual(translated_query(self.store, "Which keyboard arrived?"), "")
+
+
+class MergeTest(unittest.TestCase):
+    def hit(self, path, start, end, score):
+        return Hit("%s:%d-%d" % (path, start, end), path, start, end, "", None, score, score, 0.0, "", "")
+
+    def test_the_better_of_two_overlapping_passages_is_kept_best_first(self):
+        first = Hits([self.hit("a.md", 1, 4, 0.5), self.hit("b.md", 1, 2, 0.3)], ["keyword"])
+        second = Hits([self.hit("a.md", 3, 6, 0.7), self.hit("c.md", 1, 1, 0.4)], ["keyword"])
+        merged = merge_passes(first, second, 3)
+        self.assertEqual([(h.path, h.start_line, h.score) for h in merged], [("a.md", 3, 0.7), ("c.md", 1, 0.4),
+                                                                             ("b.md", 1, 0.3)])
+        self.assertEqual(merged.channels, ["keyword"])
+
+
+class PlaceNamesTest(unittest.TestCase):
+    def test_a_place_gloss_keeps_the_name_before_what_the_place_is(self):
+        short = _maker().short_sense
+        self.assertEqual(short("Qingdao subprovincial city in Shandong"), "qingdao")
+        self.assertEqual(short("Yunnan province in southwest China"), "yunnan")
+        self.assertEqual(short("Tokyo, capital of Japan"), "tokyo")
+        self.assertIsNone(short("Chinese cabbage grown in the north of the country"))  # no place word after it
+
+    def test_the_table_holds_places_both_ways(self):
+        table = lexicon_table()
+        self.assertIn("hangzhou", table.get("杭州")[0].split("; "))
+        self.assertTrue(table.get("~hangzhou"))
