@@ -236,6 +236,20 @@ def _add_ancestors(hook, state, tags):
     state["ancestors"] = (known + [s for s in found if tag(s) in tags])[-MAX_ANCESTORS:]
 
 
+def resume_point(state, path):
+    """Where the last capture of this session's transcript stopped (a dict
+    app/capture.read_turns reads on from and updates): a new one when the
+    transcript is another file, or shorter than that point (rewritten)."""
+    point = state.get("captured") if isinstance(state.get("captured"), dict) else {}
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        size = 0
+    if point.get("path") != path or positive_int(point.get("at"), 0) > size:
+        point = {"path": path, "at": 0}
+    return point
+
+
 def captures(hook, state, mine=True):
     """The captured files whose lines the session's conversation holds: its
     own (mine) and its ancestors'."""
