@@ -2,10 +2,9 @@
 own, ordinary prose left alone, and every pattern linear in its input (a
 run that a pattern could rescan from each of its characters costs no more,
 as a ratio to an ordinary line of the same length, than a generous bound)."""
-import time
 import unittest
 
-from helpers import ROOT  # noqa: F401  (puts the suite on the path)
+from helpers import best_time
 from memsuite.text.redact import redact
 
 # (text, the secret part that must not survive)
@@ -71,16 +70,6 @@ class FormatsTest(unittest.TestCase):
             self.assertEqual(redact(text), text)
 
 
-def _timed(text, runs=3):
-    best = None
-    for _ in range(runs):
-        start = time.perf_counter()
-        redact(text)
-        spent = time.perf_counter() - start
-        best = spent if best is None else min(best, spent)
-    return best
-
-
 # runs a backtracking pattern could rescan from each of their characters
 ADVERSARIAL_UNITS = ["_", "x_", "+", "a-", "://a:", "://:b", "eyJ-", "SG.", "M", "-u a", "sshpass ", "mysql ",
                      "密码", "password ", "pw \"", "0a-", "a…", "hooks.slack.com/services/"]
@@ -95,10 +84,10 @@ class LinearTest(unittest.TestCase):
     def test_adversarial_runs_cost_like_an_ordinary_line(self):
         n = self.SIZE
         ordinary = ("the quick brown fox jumps over the lazy dog " * (n // 44 + 1))[:n]
-        base = max(_timed(ordinary), 1e-4)
+        base = max(best_time(lambda: redact(ordinary)), 1e-4)
         for unit in ADVERSARIAL_UNITS:
             line = (unit * (n // len(unit) + 1))[:n]
-            ratio = _timed(line, runs=1) / base
+            ratio = best_time(lambda: redact(line), runs=1) / base
             self.assertLess(ratio, self.BOUND, (unit, ratio))
 
 

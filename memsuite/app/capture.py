@@ -13,7 +13,7 @@ import re
 import time
 
 from ..files.transcripts import client_record, compaction_boundary, transcript_line
-from ..text.redact import redact
+from ..text.redact import redact, redact_start
 
 MAX_ITEMS = 40          # bullet lines one capture writes at most
 MAX_ITEM_CHARS = 300    # one bullet's text
@@ -266,11 +266,8 @@ def _sentences(text):
 
 def _clean(text, limit=MAX_ITEM_CHARS):
     """Redacted, without citations of memory lines (those came from the hooks);
-    a text far longer than the limit it will be clipped to is cut first, at
-    a space (a secret is never left half), so its cost is the limit's."""
-    if len(text) > 4 * limit + 64:
-        text = text[:4 * limit + 64].rsplit(None, 1)[0]
-    text = redact(text)
+    of a text far longer than the limit it will be clipped to, its start only."""
+    text = redact_start(text, 4 * limit + 64)
     text = _CITATION.sub(" ", text)
     text = "".join(c if not ("\ud800" <= c <= "\udfff") else "\ufffd" for c in text)
     return " ".join(text.split())

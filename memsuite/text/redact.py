@@ -11,6 +11,7 @@ may hold anything (a URL's password) is bounded in length.  bench/redact.py
 times them on 1 MB adversarial lines against an ordinary one.
 
 redact(text) -> text with secrets replaced by [redacted].
+redact_start(text, chars) -> the start of a long text (to be shown clipped), redacted.
 """
 import re
 
@@ -73,3 +74,15 @@ def redact(text):
     for pattern in _secret_re:  # private keys first: a label before one must not hide its body
         text = pattern.sub("[redacted]", text)
     return text
+
+
+def redact_start(text, chars):
+    """redact() of about the first chars characters of text, for a text that
+    will be shown clipped shorter: a longer one is cut first, at a space
+    (so no secret is left half, to slip past its pattern), and costs what
+    chars cost, not its length (a 1 MB line in a brief)."""
+    if len(text) > chars:
+        head = text[:chars]
+        cut = max(head.rfind(" "), head.rfind("\t"))
+        text = head[:cut] if cut > 0 else ""  # one unbroken run: nothing of it can be shown safely
+    return redact(text)
