@@ -1,9 +1,10 @@
 """What a hooked session holds: its state (a small JSON file beside the
-index: the line keys it was sent, its captured file, its ancestors), what its
-transcript carries of the notes the hooks sent (files/carried.py), a fork's
-parents, and what a SessionStart sent, kept until a prompt shows which
-session received it.  The hooks (doors/hooks.py) read and write it; a bad
-file reads as an empty state."""
+index: the line keys it was sent, its captured file and where its capture
+of the transcript stopped, its ancestors), what its transcript carries of
+the notes the hooks sent (files/carried.py), a fork's parents, and what a
+SessionStart sent, kept until a prompt shows which session received it.
+The hooks (doors/hooks.py) read and write it; a bad file reads as an
+empty state."""
 import json
 import os
 import re
