@@ -6,7 +6,10 @@ as a process, the index warm) of the example folder with such a line in the
 newest daily note, against the same folder without it, and the capture of
 a transcript holding one, against one without.
 
-Usage: python3 bench/redact.py [--mb 1] [--runs 3] [--parts lines,brief,capture]
+Then (resume) a transcript of --resume-mb megabytes captured at SessionEnd,
+one turn added, captured again: the second capture reads the new part only.
+
+Usage: python3 bench/redact.py [--mb 1] [--runs 3] [--parts lines,brief,capture,resume] [--resume-mb 70]
 Timings of the hook use MEMORY_PYTHON (default /usr/bin/python3).
 """
 import argparse
@@ -127,11 +130,33 @@ def run_capture(tmp, size, runs):
     print()
 
 
+def run_resume(tmp, megabytes):
+    sys.path.insert(0, HERE)
+    from hooks import big_transcript, cc  # bench/hooks.py: the shape of a long Claude Code session
+    env = env_of()
+    folder = folder_with(tmp, "resume", None)
+    path = os.path.join(tmp, "big.jsonl")
+    size = big_transcript(path, megabytes)
+    payload = {"session_id": "big", "hook_event_name": "SessionEnd", "transcript_path": path, "cwd": folder}
+    rows = [("first capture, the whole %.0f MB" % (size / 1048576.0), hook(folder, payload, env)[0])]
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(cc("user", "Remember that the release is on Friday the 12th.") + "\n")
+    rows.append(("one turn added: its capture", hook(folder, payload, env)[0]))
+    rows.append(("nothing new: capture again", hook(folder, payload, env)[0]))
+    print("### Capture of a long transcript, read on from where it stopped (SessionEnd as a process)\n")
+    print("| capture | seconds |")
+    print("|---|---:|")
+    for label, spent in rows:
+        print("| %s | %.3f |" % (label, spent))
+    print()
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mb", type=float, default=1.0)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--parts", default="lines,brief,capture")
+    ap.add_argument("--parts", default="lines,brief,capture,resume")
+    ap.add_argument("--resume-mb", type=float, default=70.0)
     args = ap.parse_args(argv)
     size = int(args.mb * 1048576)
     parts = args.parts.split(",")
@@ -143,6 +168,8 @@ def main(argv=None):
             run_brief(tmp, size, args.runs)
         if "capture" in parts:
             run_capture(tmp, size, args.runs)
+        if "resume" in parts:
+            run_resume(tmp, args.resume_mb)
     finally:
         shutil.rmtree(tmp, True)
 

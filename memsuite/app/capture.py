@@ -264,12 +264,15 @@ def _sentences(text):
     return out
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone one (from JSON's escapes) cannot be written as UTF-8
+
+
 def _clean(text, limit=MAX_ITEM_CHARS):
     """Redacted, without citations of memory lines (those came from the hooks);
     of a text far longer than the limit it will be clipped to, its start only."""
     text = redact_start(text, 4 * limit + 64)
     text = _CITATION.sub(" ", text)
-    text = "".join(c if not ("\ud800" <= c <= "\udfff") else "\ufffd" for c in text)
+    text = _SURROGATE.sub("\ufffd", text)
     return " ".join(text.split())
 
 
@@ -369,12 +372,16 @@ def one_line(value, limit=80):
 
 
 def _once(lines):
-    """The lines without repeats: none twice, none whose text another line holds whole."""
+    """The lines without repeats: none twice, none whose text another line
+    holds whole.  Two stated facts are compared whole only (there may be
+    thousands; the containment check is against the few other lines)."""
     bodies = [_body(line).rstrip("…").casefold() for line in lines]
+    others = [b for line, b in zip(lines, bodies) if not line.startswith(STATED)]
     out, seen = [], set()
     for k, line in enumerate(lines):
         body = bodies[k]
-        inside = any(len(other) > len(body) and body in other for other in bodies)
+        against = others if line.startswith(STATED) else bodies
+        inside = any(len(other) > len(body) and body in other for other in against)
         if body not in seen and len(body.strip()) > 1 and not inside:
             seen.add(body)
             out.append(line)

@@ -268,7 +268,8 @@ def capture(hook, event, opts, state=None):
     if messages is None:
         look(hook, session, event, state)  # a fork: its parents, whose captures hold its first lines
         resume = resume_point(state, path)
-    lines = cap.capture_lines(path, event.get("cwd"), messages=messages, resume=resume, log=hook.log)
+    cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
+    lines = cap.capture_lines(path, cwd, messages=messages, resume=resume, log=hook.log)
     if resume is not None:
         state["captured"] = resume  # saved below: the next capture reads on from there
     if not lines or not state.get("capture") and not cap.worth_a_file(lines):
