@@ -251,12 +251,16 @@ class TrivialSessionTest(HookCase):
         self.hook()
         self.assertEqual(self.captured(), [])
 
-    def test_a_stated_fact_or_a_conclusion_does(self):
-        for k, said in enumerate([fact(1), "The root cause was the stale cache; fixed by clearing it."]):
-            self.write_transcript([record("user", "look at the build"), record("assistant", said)]
-                                  if k else [record("user", said)])
+    def test_a_stated_fact_a_statement_or_a_conclusion_does(self):
+        sessions = [[record("user", fact(1))],
+                    [record("user", "The printer on the third floor takes only A4 paper."),
+                     record("assistant", "Good to know.")],
+                    [record("user", "look at the build"),
+                     record("assistant", "The root cause was the stale cache; fixed by clearing it.")]]
+        for k, lines in enumerate(sessions):
+            self.write_transcript(lines)
             self.hook(session_id="sess-%d" % k)
-        self.assertEqual(len(self.captured()), 2)
+        self.assertEqual(len(self.captured()), len(sessions))
 
 
 class ClientSessionNoteTest(TempMemory):

@@ -351,12 +351,22 @@ def _picked(turns, files, errors, cwd, log=None):
 STATED = ("- Noted: ", "- Corrected (")  # what a person stated: always kept
 
 
+# what a person asks for (the reply is the point, not what they said): "write a haiku", "请翻译"
+_REQUEST = re.compile(
+    r"(?i)^(?:(?:please|pls|can you|could you|would you|will you|now|then|and|ok(?:ay)?,?|hey,?)\s+)*"
+    r"(?:write|make|create|generate|draw|compose|tell|show|give|list|explain|describe|summari[sz]e|translate|"
+    r"help|find|suggest|recommend|brainstorm|rewrite|rephrase|review|check|look|try|run|say|sing|play|imagine)\b"
+    r"|^(?:请|帮我|帮忙|麻烦|给我|写|讲|翻译|解释|总结|介绍|推荐|生成|画|做|来)")
+
+
 def worth_a_file(lines):
     """Whether captured lines hold more than a trivial exchange: a stated
-    fact, a decision or conclusion, files touched or an error fixed (a
-    question and its reply alone, a haiku asked for, are not kept)."""
+    fact, a decision or conclusion, files touched, an error fixed, or
+    something a person said that is not a request (a haiku asked for and
+    written, a question answered, are not kept)."""
     return any(l.startswith(STATED + ("- Files touched: ", "- Error: "))
-               or l.startswith("- Concluded: ") and _CUE_CONCLUSION.search(l) for l in lines)
+               or l.startswith("- Concluded: ") and _CUE_CONCLUSION.search(l)
+               or l.startswith("- Asked: ") and not _REQUEST.match(_body(l)) for l in lines)
 
 
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]+")
