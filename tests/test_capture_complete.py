@@ -194,7 +194,7 @@ class LongLineCostTest(TempMemory):
         def capture_of(line):
             with open(path, "w", encoding="utf-8") as f:
                 f.write(record("user", line) + "\n" + record("assistant", "The cause was found.") + "\n")
-            return best_time(lambda: cap.capture_lines(path, resume={}))
+            return best_time(lambda: cap.capture_lines(path))
         ordinary = capture_of(("plain words " * self.SIZE)[:self.SIZE])
         for unit in ("_", "x_", "+"):
             self.assertLess(capture_of((unit * self.SIZE)[:self.SIZE]) / max(ordinary, 1e-4), self.BOUND, unit)
