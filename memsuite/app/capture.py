@@ -2,9 +2,12 @@
 the assistant's conclusions, files touched, errors and their fixes, from a
 transcript (JSON Lines: Claude Code, OpenClaw, Codex), with secrets
 redacted and <private> blocks, tool output, thinking and injected memory
-left out.  No model, no network: sentences are picked by cue words.
+left out.  No model, no network: sentences are picked by cue words.  A
+transcript is read on from where the last capture of it stopped.
 
-capture_lines(path, cwd) -> [str]: the bullet lines of a session's block.
+capture_lines(path, cwd, resume=...) -> [str]: the bullet lines of a session's block.
+worth_a_file(lines): whether they hold more than a trivial exchange.
+one_line(value): a hook event's value as it may enter a note.
 redact(text) -> text with secrets replaced by [redacted].
 """
 import json
@@ -15,7 +18,7 @@ import time
 from ..files.transcripts import client_record, compaction_boundary, transcript_line
 from ..text.redact import redact, redact_start
 
-MAX_ITEMS = 40          # bullet lines one capture writes at most
+MAX_ITEMS = 40          # bullet lines a part's capture writes at most, besides the stated facts
 MAX_ITEM_CHARS = 300    # one bullet's text
 MAX_BLOCK_CHARS = 8000  # a session's block grows past this only by what was stated (Noted, Corrected)
 PART_BYTES = 32 << 20   # a transcript is read this much at a time (each part captured before the next is read)
@@ -99,7 +102,9 @@ def read_turns(path, resume=None, log=None):
             if not line.endswith(b"\n"):
                 break  # the end, or a line still being written
             at += len(line)
-            lines.append(line.decode("utf-8", "replace"))
+            text = line.decode("utf-8", "replace")
+            if not _bulk(text):  # a tool's output is never captured: not held either
+                lines.append(text)
     out = turns_of(lines, resume)
     resume["at"] = at
     return out
