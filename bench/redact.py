@@ -130,24 +130,46 @@ def run_capture(tmp, size, runs):
     print()
 
 
+def tool_heavy_transcript(path, megabytes):
+    """A session whose bulk is tool output: a stated fact, a conclusion and 1 MB of output a turn."""
+    sys.path.insert(0, HERE)
+    from hooks import cc
+    out = json.dumps({"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t", "content": "x" * (1 << 20)}]}})
+    with open(path, "w", encoding="utf-8") as f:
+        for k in range(int(megabytes)):
+            f.write(cc("user", "Remember that step %d of the migration uses bucket b%d." % (k, k)) + "\n")
+            f.write(cc("assistant", "Step %d done: the cause was a stale lock, fixed." % k) + "\n" + out + "\n")
+    return os.path.getsize(path)
+
+
 def run_resume(tmp, megabytes):
     sys.path.insert(0, HERE)
     from hooks import big_transcript, cc  # bench/hooks.py: the shape of a long Claude Code session
     env = env_of()
-    folder = folder_with(tmp, "resume", None)
-    path = os.path.join(tmp, "big.jsonl")
-    size = big_transcript(path, megabytes)
-    payload = {"session_id": "big", "hook_event_name": "SessionEnd", "transcript_path": path, "cwd": folder}
-    rows = [("first capture, the whole %.0f MB" % (size / 1048576.0), hook(folder, payload, env)[0])]
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(cc("user", "Remember that the release is on Friday the 12th.") + "\n")
-    rows.append(("one turn added: its capture", hook(folder, payload, env)[0]))
-    rows.append(("nothing new: capture again", hook(folder, payload, env)[0]))
     print("### Capture of a long transcript, read on from where it stopped (SessionEnd as a process)\n")
-    print("| capture | seconds |")
-    print("|---|---:|")
-    for label, spent in rows:
-        print("| %s | %.3f |" % (label, spent))
+    print("| transcript | first capture | one turn added | nothing new | stated facts in the file |")
+    print("|---|---:|---:|---:|---:|")
+    for n, (label, make) in enumerate([("a fact every 3 KB (bench/hooks.py's)", big_transcript),
+                                       ("1 MB of tool output a turn", tool_heavy_transcript)]):
+        folder = folder_with(tmp, "resume-%d" % n, None)
+        path = os.path.join(tmp, "big-%d.jsonl" % n)
+        size = make(path, megabytes)
+        payload = {"session_id": "big", "hook_event_name": "SessionEnd", "transcript_path": path, "cwd": folder}
+        first = hook(folder, payload, env)[0]
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(cc("user", "Remember that the release is on Friday the 12th.") + "\n")
+        added = hook(folder, payload, env)[0]
+        again = hook(folder, payload, env)[0]
+        text = ""
+        for name in os.listdir(os.path.join(folder, "memory")):
+            if "-session-" in name:
+                with open(os.path.join(folder, "memory", name), encoding="utf-8") as f:
+                    text += f.read()
+        late = "Friday the 12th" in text
+        print("| %s, %.0f MB | %.3f s | %.3f s | %.3f s | %d%s |" % (label, size / 1048576.0, first, added, again,
+                                                                 text.count("- Noted: "), "" if late else
+                                                                 " (not the late one)"))
     print()
 
 
