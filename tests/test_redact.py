@@ -27,6 +27,7 @@ FORMATS = [
     ("the key 0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef"),
     ("密码hunter22", "hunter22"),
     ("我的密码是 abc12345", "abc12345"),
+    ("WiFi密码是12345678", "12345678"),
     ("key sk-proj-abcdefghijklmnopqrstuvwx1234", "abcdefghijklmnopqrstuvwx"),
     ("sk-ant-api03-abcdefghijklmnopqrstuvwx", "abcdefghijklmnopqrstuvwx"),
     ("token=ghp_abcdefghijklmnopqrstuvwxyz012345", "abcdefghijklmnopqrstuvwxyz"),

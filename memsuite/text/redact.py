@@ -69,7 +69,10 @@ def redact(text):
     global _secret_re
     if _secret_re is None:
         key, rest = _SECRET_PATTERNS[0], _SECRET_PATTERNS[1:]
-        _secret_re = (re.compile(key, re.S), re.compile("|".join(
+        # a secret starts where an ASCII word does not go on (each pattern's own look-behind or \b
+        # says so too), or at a Chinese key word or a '-': checked once, before the patterns, a
+        # position inside a word costs one test instead of one per pattern
+        _secret_re = (re.compile(key, re.S), re.compile("(?:(?<![A-Za-z0-9_])|(?=[-密口秘令私]))(?:%s)" % "|".join(
             ("(?i:%s)" % p[4:]) if p.startswith("(?i)") else "(?:%s)" % p for p in rest), re.S))
     for pattern in _secret_re:  # private keys first: a label before one must not hide its body
         text = pattern.sub("[redacted]", text)
