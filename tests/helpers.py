@@ -98,3 +98,16 @@ def run_script(script, *args, cwd=None, env=None, input_text=None):
                           env=env or clean_env(), input=input_text, capture_output=True,
                           text=True, encoding="utf-8", timeout=120)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def best_time(fn, runs=3):
+    """The least of runs timings of fn() in seconds (for ratios between two
+    inputs in one run, never compared with a fixed time)."""
+    import time
+    best = None
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        spent = time.perf_counter() - start
+        best = spent if best is None else min(best, spent)
+    return best

@@ -13,11 +13,12 @@ from ..search.results import estimate_tokens
 from ..search.supersede import changed_later, long_term_date
 from ..base.records import StoreError
 from ..files.sources import read_memory_lines
-from ..text.redact import redact
+from ..text.redact import redact_start
 
 MAX_CHARS = 9500       # Claude Code shows about 10,000 characters of hook output whole
 RECENT_FILES = 4       # daily files the brief looks at, newest first
 LATER_FILES = 60       # daily files, newest first, read for changes to MEMORY.md's lines
+LINE_CHARS = 2000      # of a longer line the brief reads its start (it shows 300 characters)
 _DAILY = re.compile(r"^(\d{4}-\d{2}-\d{2})[^/]*\.md$")
 
 
@@ -30,7 +31,9 @@ def _lines(root, rel):
         lines = read_memory_lines(root, rel)  # private blocks masked
     except StoreError:
         return []
-    return [redact(line) for line in lines]  # the brief goes out unasked: no secret in it
+    # the brief goes out unasked: no secret in it; a line is shown 300 characters at most, so a
+    # longer one is redacted from its start only (a 1 MB line costs what a line of LINE_CHARS does)
+    return [redact_start(line, LINE_CHARS) for line in lines]
 
 
 def _visible(line):

@@ -2,9 +2,12 @@
 the assistant's conclusions, files touched, errors and their fixes, from a
 transcript (JSON Lines: Claude Code, OpenClaw, Codex), with secrets
 redacted and <private> blocks, tool output, thinking and injected memory
-left out.  No model, no network: sentences are picked by cue words.
+left out.  No model, no network: sentences are picked by cue words.  A
+transcript is read on from where the last capture of it stopped.
 
-capture_lines(path, cwd) -> [str]: the bullet lines of a session's block.
+capture_lines(path, cwd, resume=...) -> [str]: the bullet lines of a session's block.
+worth_a_file(lines): whether they hold more than a trivial exchange.
+one_line(value): a hook event's value as it may enter a note.
 redact(text) -> text with secrets replaced by [redacted].
 """
 import json
@@ -13,11 +16,13 @@ import re
 import time
 
 from ..files.transcripts import client_record, compaction_boundary, transcript_line
-from ..text.redact import redact
+from ..text.redact import redact, redact_start
 
-MAX_ITEMS = 40          # bullet lines one capture writes at most
+MAX_ITEMS = 40          # bullet lines a part's capture writes at most, besides the stated facts
 MAX_ITEM_CHARS = 300    # one bullet's text
-MAX_BLOCK_CHARS = 8000  # a session's block never grows past this
+MAX_BLOCK_CHARS = 8000  # a session's block grows past this only by what was stated (Noted, Corrected)
+PART_BYTES = 32 << 20   # a transcript is read this much at a time (each part captured before the next is read)
+MAX_LINE_BYTES = 16 << 20  # a longer transcript line (a tool's output, never a person's message) is skipped
 MEMORY_TAG = "memory-notes"  # what the hooks wrap around injected memory
 
 # --- reading a transcript ---------------------------------------------------
@@ -71,18 +76,66 @@ def _strip_injected(text):
     return text
 
 
-def read_turns(path, max_bytes=64 << 20):
-    """(turns [(role, text, day)], files touched, errors [(message, index of turn after)]) of a transcript."""
+def read_turns(path, resume=None, log=None):
+    """(turns [(role, text, day)], files touched, errors [(message, index of
+    turn after)]) of the part of a transcript that follows resume["at"] (a
+    byte offset; 0 without resume), read a line at a time.  resume (a dict,
+    kept in the session's state) is brought up to where the reading stopped:
+    the start of a line not yet written whole, or PART_BYTES further (the
+    next call goes on from there), with what a reader must carry across
+    parts.  A line above MAX_LINE_BYTES is skipped, and logged."""
+    resume = {} if resume is None else resume
+    at = _offset(resume.get("at"))
+    lines = []
     with open(path, "rb") as f:
-        data = f.read(max_bytes)
-    return turns_of(data.decode("utf-8", "replace").split("\n"))
+        f.seek(at)
+        while at - _offset(resume.get("at")) < PART_BYTES:
+            line = f.readline(MAX_LINE_BYTES)
+            if len(line) == MAX_LINE_BYTES and not line.endswith(b"\n"):
+                skipped = _skip_line(f)
+                if skipped is None:  # still being written: read it whole next time
+                    break
+                at += len(line) + skipped
+                if log:
+                    log("a transcript line of %d bytes (over %d) skipped" % (len(line) + skipped, MAX_LINE_BYTES))
+                continue
+            if not line.endswith(b"\n"):
+                break  # the end, or a line still being written
+            at += len(line)
+            text = line.decode("utf-8", "replace")
+            if not _bulk(text):  # a tool's output is never captured: not held either
+                lines.append(text)
+    out = turns_of(lines, resume)
+    resume["at"] = at
+    return out
 
 
-def turns_of(lines):
-    """read_turns on JSON lines (a transcript's, or an agent's messages one a line)."""
+def _offset(value):
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _skip_line(f):
+    """Read past the rest of an over-long line: the bytes skipped, or None if it has no end yet."""
+    skipped = 0
+    while True:
+        piece = f.readline(1 << 20)
+        skipped += len(piece)
+        if not piece:
+            return None
+        if piece.endswith(b"\n"):
+            return skipped
+
+
+def turns_of(lines, resume=None):
+    """read_turns on JSON lines (a transcript's, or an agent's messages one a
+    line).  resume: what the lines before these leave open (a Codex
+    rollout seen, a compaction boundary, a <private> block), updated."""
+    resume = {} if resume is None else resume
     turns, files, errors = [], [], []
-    typed = any('"user_message"' in line and '"event_msg"' in line for line in lines)  # Codex: see _codex
-    after_boundary = False
+    typed = resume.get("typed") is True or any('"user_message"' in line and '"event_msg"' in line
+                                               for line in lines)  # Codex: see _codex
+    after_boundary = resume.get("after_boundary") is True
+    private = {"depth": _offset(resume.get("private"))}
     turn_start = 0
     for line in lines:
         if not line.strip():
@@ -91,7 +144,7 @@ def turns_of(lines):
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if not isinstance(record, dict):
             continue
@@ -120,7 +173,7 @@ def turns_of(lines):
                 errors.append((body.strip().splitlines()[0], len(turns)))
         if isinstance(content, (str, list)) and MEMORY_TAG in line:
             record = _without_injected(record)
-        said = transcript_line(record)  # the suite's reader: tool calls, thinking dropped; private masked
+        said = transcript_line(record, private)  # the suite's reader: tool calls, thinking dropped; private masked
         if said:
             role, _, body = said.partition(": ")
             body = _CLIENT_TAG.sub(" ", body.replace("[private]", " "))
@@ -128,6 +181,7 @@ def turns_of(lines):
             if body and not _BRACKETED.match(body):
                 after_boundary = False
                 turns.append((role, body, _day(record)))
+    resume.update(typed=typed, after_boundary=after_boundary, private=private["depth"])
     return turns, files, errors
 
 
@@ -135,7 +189,7 @@ def turns_of(lines):
 # (<environment_context>, <system-reminder>, <command-name>, <user_instructions>);
 # people do not type these.  A message wholly in brackets is a client's notice
 # ("[Request interrupted by user]").
-_CLIENT_TAG = re.compile(r"<([a-z]+(?:[_-][a-z]+)+)\b[^>]*>.*?(?:</\1>|\Z)", re.S)
+_CLIENT_TAG = re.compile(r"<([a-z]+(?:[_-][a-z]+)+)\b[^<>]{0,200}>.*?(?:</\1>|\Z)", re.S)
 _BRACKETED = re.compile(r"^\[[^\[\]]*\]$")
 
 
@@ -215,22 +269,40 @@ def _sentences(text):
     return out
 
 
-def _clean(text):
-    """Redacted, without citations of memory lines (those came from the hooks)."""
-    text = redact(text)
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone one (from JSON's escapes) cannot be written as UTF-8
+
+
+def _clean(text, limit=MAX_ITEM_CHARS):
+    """Redacted, without citations of memory lines (those came from the hooks);
+    of a text far longer than the limit it will be clipped to, its start only."""
+    text = redact_start(text, 4 * limit + 64)
     text = _CITATION.sub(" ", text)
-    text = "".join(c if not ("\ud800" <= c <= "\udfff") else "\ufffd" for c in text)
+    text = _SURROGATE.sub("\ufffd", text)
     return " ".join(text.split())
 
 
-def capture_lines(path, cwd=None, messages=None):
-    """The bullet lines ('- ...') a session's block should hold, most
-    useful first, within MAX_ITEMS.  messages: the conversation as a list of
-    message objects (OpenClaw's plugin events) instead of a transcript file."""
+def capture_lines(path, cwd=None, messages=None, resume=None, log=None):
+    """The bullet lines ('- ...') a session's block should hold, most useful
+    first: every stated fact and correction, and within MAX_ITEMS the rest.
+    messages: the conversation as a list of message objects (OpenClaw's
+    plugin events) instead of a transcript file.  resume: where the last
+    capture of this transcript stopped (read_turns); only what follows is
+    read, PART_BYTES at a time, and resume is brought to its end."""
     if messages is not None:
         turns, files, errors = turns_of([json.dumps(m) for m in messages if isinstance(m, dict)])
-    else:
-        turns, files, errors = read_turns(path)
+        return _picked(turns, files, errors, cwd, log)
+    resume = {} if resume is None else resume
+    out = []
+    while True:
+        start = _offset(resume.get("at"))
+        turns, files, errors = read_turns(path, resume, log)
+        out += _picked(turns, files, errors, cwd, log)
+        if resume["at"] - start < PART_BYTES:  # the end, or a line still being written
+            return _once(out)
+
+
+def _picked(turns, files, errors, cwd, log=None):
+    """capture_lines of one part's turns."""
     noted, asked, concluded, answered = [], [], [], {}  # raw text first: only what is kept is cleaned
     for i, (role, text, day) in enumerate(turns):
         if not text or (role == "user" and (_TRIVIAL.match(text) or text.startswith("/"))):
@@ -243,46 +315,88 @@ def capture_lines(path, cwd=None, messages=None):
             answer = _reply(turns, i)
             if _question(text):  # only its answer is kept: the question's words would outrank the facts
                 if answer and answer[0] not in answered:
-                    answered[answer[0]] = "- Answered: " + _clip(_clean(answer[1]), 240)
+                    answered[answer[0]] = "- Answered: " + _clip(_clean(answer[1], 240), 240)
             elif len(asked) < MAX_ITEMS:
                 asked.append(text)
         elif _CUE_CONCLUSION.search(text) and i not in answered:
             concluded.extend([s for s in _sentences(text) if _CUE_CONCLUSION.search(s)][:2])
             del concluded[:-16]
-    noted = [_noted_line(s, day) for s, day in noted[:20]]
-    asked = ["- Asked: " + _clip(_clean(t), 200) for t in asked]
+    noted = [_noted_line(s, day) for s, day in noted]  # all of them: a late correction is what counts
+    asked = ["- Asked: " + _clip(_clean(t, 200), 200) for t in asked]
     concluded = ["- Concluded: " + _clip(_clean(s)) for s in concluded[-8:]]
     last = next(((k, t) for k, (r, t, _) in reversed(list(enumerate(turns))) if r == "assistant"), None)
     if last and last[0] not in answered:
-        whole = _clean(last[1])
+        whole = _clean(last[1], 240)
         # the last reply whole, unless a sentence of it is a line already (a containment, not a prefix)
         if len(whole) > 1 and not any(_body(c).rstrip("…") in whole for c in concluded):
             concluded.append("- Concluded: " + _clip(whole, 240))
     fixes = []
     for message, after in errors[:5]:
         reply = next((t for r, t, _ in turns[after:] if r == "assistant"), "")
-        fix = _clip(_clean(reply), 160) if reply else ""
-        message = re.sub(r"(?i)^(?:error|exception)\s*:\s*", "", _clean(message))
+        fix = _clip(_clean(reply, 160), 160) if reply else ""
+        message = re.sub(r"(?i)^(?:error|exception)\s*:\s*", "", _clean(message, 160))
         fixes.append("- Error: %s%s" % (_clip(message, 160), (" -> " + fix) if fix else ""))
         concluded = [c for c in concluded if _body(c).rstrip("…")[:80] not in fix]
     shown = []
     for p in files[:15]:
         if cwd and os.path.isabs(p) and p.startswith(cwd.rstrip("/") + "/"):
             p = p[len(cwd.rstrip("/")) + 1:]
-        shown.append("`%s`" % _clean(p))
+        shown.append("`%s`" % one_line(_clean(p, 200), 200))
     files_line = ["- Files touched: " + ", ".join(shown)] if shown else []
-    picked = noted[:20] + files_line + fixes + concluded[-8:] + list(answered.values())
-    picked += asked[:max(0, MAX_ITEMS - len(picked))]
-    return _once(picked)[:MAX_ITEMS]
+    others = files_line + fixes + concluded[-8:] + list(answered.values())
+    others += asked[:max(0, MAX_ITEMS - len(others))]
+    lines = _once(noted + others)
+    rest = [l for l in lines if not l.startswith(STATED)]
+    if len(rest) > MAX_ITEMS and log:
+        log("%d capture line(s) over %d left out (not facts: those are all kept)" % (len(rest) - MAX_ITEMS, MAX_ITEMS))
+    cut = set(rest[MAX_ITEMS:])
+    return [l for l in lines if l not in cut]
+
+
+STATED = ("- Noted: ", "- Corrected (")  # what a person stated: always kept
+
+
+# what a person asks for (the reply is the point, not what they said): "write a haiku", "请翻译"
+_REQUEST = re.compile(
+    r"(?i)^(?:(?:please|pls|can you|could you|would you|will you|now|then|and|ok(?:ay)?,?|hey,?)\s+)*"
+    r"(?:write|make|create|generate|draw|compose|tell|show|give|list|explain|describe|summari[sz]e|translate|"
+    r"help|find|suggest|recommend|brainstorm|rewrite|rephrase|review|check|look|try|run|say|sing|play|imagine)\b"
+    r"|^(?:请|帮我|帮忙|麻烦|给我|写|讲|翻译|解释|总结|介绍|推荐|生成|画|做|来)")
+
+
+def worth_a_file(lines):
+    """Whether captured lines hold more than a trivial exchange: a stated
+    fact, a decision or conclusion, files touched, an error fixed, or
+    something a person said that is not a request (a haiku asked for and
+    written, a question answered, are not kept)."""
+    return any(l.startswith(STATED + ("- Files touched: ", "- Error: "))
+               or l.startswith("- Concluded: ") and _CUE_CONCLUSION.search(l)
+               or l.startswith("- Asked: ") and not _REQUEST.match(_body(l)) for l in lines)
+
+
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]+")
+
+
+def one_line(value, limit=80):
+    """A value from a hook event or a tool's arguments (a folder, a session
+    id, a title, a path) as it may enter a note: one line of printable
+    text, its tags neutralised (no <private>, no <!-- anchor -->), clipped."""
+    text = _UNPRINTABLE.sub(" ", value if isinstance(value, str) else str(value or ""))
+    text = " ".join(text.replace("<", "‹").replace(">", "›").split())
+    return _clip(text, limit)
 
 
 def _once(lines):
-    """The lines without repeats: none twice, none whose text another line holds whole."""
+    """The lines without repeats: none twice, none whose text another line
+    holds whole.  Two stated facts are compared whole only (there may be
+    thousands; the containment check is against the few other lines)."""
     bodies = [_body(line).rstrip("…").casefold() for line in lines]
+    others = [b for line, b in zip(lines, bodies) if not line.startswith(STATED)]
     out, seen = [], set()
     for k, line in enumerate(lines):
         body = bodies[k]
-        inside = any(len(other) > len(body) and body in other for other in bodies)
+        against = others if line.startswith(STATED) else bodies
+        inside = any(len(other) > len(body) and body in other for other in against)
         if body not in seen and len(body.strip()) > 1 and not inside:
             seen.add(body)
             out.append(line)

@@ -23,7 +23,7 @@ from collections import Counter, defaultdict
 from ..links import layout
 from ..text.citations import cite
 from ..text.markdown import content_lines
-from ..text.redact import redact
+from ..text.redact import redact, redact_start
 
 __all__ = ["collect", "render", "cmd_page", "MAX_LINKS", "MAX_ENTITIES"]
 
@@ -60,7 +60,7 @@ def _shown_lines(row):
     lines = row.text.split("\n")
     out = []
     for i in content_lines(lines):
-        text = redact(lines[i].strip())  # the page is made to be shared: no secret on it
+        text = redact_start(lines[i].strip(), 4 * LINE_WIDTH)  # the page is made to be shared: no secret on it
         if not text or text == "[private]":
             continue
         if len(text) > LINE_WIDTH:

@@ -13,8 +13,8 @@ _LAZY_PATTERNS = {
                        rb"|\xef[\xa4-\xab][\x80-\xbf]|\xf0[\xa0-\xb3][\x80-\xbf][\x80-\xbf]", 0),
     "date": (r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)", 0),
     "line_break": (r"\r\n|\r|\n", 0),
-    "private_end": (r"<\s*/\s*private\s*>\Z", re.I),
-    "private": (r"<\s*private(?:\s[^>]*)?>.*?(?:<\s*/\s*private\s*>|\Z)", re.S | re.I),
+    # a <private> tag opening (group 1 empty) or closing (group 1 "/") a block; blocks nest
+    "private_tag": (r"<\s*(?:(/)\s*private\s*|private(?:\s[^<>]{0,200})?)>", re.I),
     "heading": (r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$", 0),
     "fence": (r"^ {0,3}(`{3,}|~{3,})", 0),
     # digit groups joined by single dashes, dots or spaces; an optional +country
@@ -22,7 +22,8 @@ _LAZY_PATTERNS = {
     "number": (r"(?<![\w.+-])(\+)?(?:\((\d{1,5})\) ?)?(\d+(?:[-. ]\d+)*)(?![\w-])", re.A),
     "iso_date": (r"\d{4}-\d{2}-\d{2}", 0),
     # what agents wrap around injected text: <system-reminder>...</system-reminder>, <command-name>
-    "agent_tags": (r"<(system-reminder|command-[a-z-]+|local-command-[a-z-]+)>.*?</\1>", re.S),
+    # (a block's body stops at the next opening tag: an opening never closed is not scanned again)
+    "agent_tags": (r"<(system-reminder|command-[a-z-]+|local-command-[a-z-]+)>(?:(?!<\1>).)*?</\1>", re.S),
 }
 _compiled = {}
 

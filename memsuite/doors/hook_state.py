@@ -1,9 +1,10 @@
 """What a hooked session holds: its state (a small JSON file beside the
-index: the line keys it was sent, its captured file, its ancestors), what its
-transcript carries of the notes the hooks sent (files/carried.py), a fork's
-parents, and what a SessionStart sent, kept until a prompt shows which
-session received it.  The hooks (doors/hooks.py) read and write it; a bad
-file reads as an empty state."""
+index: the line keys it was sent, its captured file and where its capture
+of the transcript stopped, its ancestors), what its transcript carries of
+the notes the hooks sent (files/carried.py), a fork's parents, and what a
+SessionStart sent, kept until a prompt shows which session received it.
+The hooks (doors/hooks.py) read and write it; a bad file reads as an
+empty state."""
 import json
 import os
 import re
@@ -234,6 +235,20 @@ def _add_ancestors(hook, state, tags):
         return
     found = [n[len("session-"):-len(".json")] for n in names if n.startswith("session-") and n.endswith(".json")]
     state["ancestors"] = (known + [s for s in found if tag(s) in tags])[-MAX_ANCESTORS:]
+
+
+def resume_point(state, path):
+    """Where the last capture of this session's transcript stopped (a dict
+    app/capture.read_turns reads on from and updates): a new one when the
+    transcript is another file, or shorter than that point (rewritten)."""
+    point = state.get("captured") if isinstance(state.get("captured"), dict) else {}
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        size = 0
+    if point.get("path") != path or positive_int(point.get("at"), 0) > size:
+        point = {"path": path, "at": 0}
+    return point
 
 
 def captures(hook, state, mine=True):

@@ -31,7 +31,7 @@ from ..app.commands import run_search, search_request
 from ..base.fileio import FileLock
 from ..files.notes import append_memory
 from .hook_state import (Hook, captures, held, hold, log_line, look, note_pending, positive_int, prune,
-                         safe_id, save_quietly, tag, take_pending)
+                         resume_point, safe_id, save_quietly, tag, take_pending)
 from ..search.recall import RECALL_CUT, RECALL_FLOOR, choose, held_whole, pack_lines, prompt_topic, unheld
 from ..search.results import estimate_tokens
 from ..files.sources import resolve_memory_dir, safe_join
@@ -264,10 +264,17 @@ def capture(hook, event, opts, state=None):
             hook.log("transcript not found: %s" % path)
             return None
     state = hook.load(session) if state is None else state
+    resume = None
     if messages is None:
         look(hook, session, event, state)  # a fork: its parents, whose captures hold its first lines
-    lines = cap.capture_lines(path, event.get("cwd"), messages=messages)
-    if not lines:
+        resume = resume_point(state, path)
+    cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
+    lines = cap.capture_lines(path, cwd, messages=messages, resume=resume, log=hook.log)
+    if resume is not None:
+        state["captured"] = resume  # saved below: the next capture reads on from there
+    if not lines or not state.get("capture") and not cap.worth_a_file(lines):
+        if resume is not None:
+            save_quietly(hook, session, state)
         return state.get("capture")
     name = safe_id(session)  # the whole id: Codex's (UUIDv7) share their first digits within a minute
     rel = state.get("capture") or "memory/%s-session-%s.md" % (time.strftime("%Y-%m-%d"), name)
@@ -296,21 +303,24 @@ def _write_block(hook, rel, session, name, lines, event, parents=()):
     texts = [old] + [_read_note(hook, p) for p in parents]
     have = {l.strip().casefold() for text in texts for l in text.splitlines()}
     new = [l for l in lines if l.strip().casefold() not in have]
-    from ..app.capture import MAX_BLOCK_CHARS  # loaded already: the capture called us
+    from ..app.capture import MAX_BLOCK_CHARS, STATED, one_line  # loaded already: the capture called us
     room = MAX_BLOCK_CHARS - len(old)
     kept, used = [], 0
     for l in new:
-        if used + len(l) + 1 > room:
-            break
-        kept.append(l)
-        used += len(l) + 1
+        if l.startswith(STATED) or used + len(l) + 1 <= room:  # what was stated is kept past the room
+            kept.append(l)
+            used += len(l) + 1
+    if len(kept) < len(new):
+        hook.log("%s is full (%d characters): %d line(s) not kept (facts are)" % (
+            rel, MAX_BLOCK_CHARS, len(new) - len(kept)))
     if not kept:
         return 0
     if not old.strip():
-        where = os.path.basename((event.get("cwd") or "").rstrip("/")) or "-"
+        cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else ""
+        where = one_line(os.path.basename(cwd.rstrip("/"))) or "-"  # an event's value: one line, no tag
         head = ["# %s session %s" % (time.strftime("%Y-%m-%d"), name), "",
                 "<!-- session:%s -->" % safe_id(session),
-                "## Session %s (%s, %s)" % (time.strftime("%H:%M"), where, event.get("hook_event_name"))]
+                "## Session %s (%s, %s)" % (time.strftime("%H:%M"), where, one_line(event.get("hook_event_name")))]
         kept = head + kept
     append_memory(hook.root, "\n".join(kept), path=rel, index_dir=hook.base)
     return len([l for l in kept if l.startswith("- ")])

@@ -269,6 +269,9 @@ def read_source(abspath):
     if abspath.endswith(".jsonl"):
         from .transcripts import render_transcript
         return render_transcript(text), issue
+    from .transcripts import client_session_note, render_client_note
+    if client_session_note(abspath, text):
+        return render_client_note(text), issue
     return text, issue
 
 

@@ -1,7 +1,10 @@
 """Session transcripts (OpenClaw and Claude Code JSONL) read as text: a second, optional
-source (sources.discover_sessions finds them)."""
+source (sources.discover_sessions finds them); and the excerpts of a session a
+client writes into the memory folder itself, read redacted like them."""
+import os
+import re
 
-from ..text.markdown import mask_private, split_lines
+from ..text.markdown import mask_private_carried, split_lines
 from ..base.patterns import pattern
 from ..text.redact import redact
 
@@ -12,7 +15,7 @@ def render_transcript(text):
     message is one line, 'user: ...' or 'assistant: ...'; tool calls, tool
     results, thinking and everything else are blank lines."""
     import json
-    out, after_boundary = [], False
+    out, after_boundary, private = [], False, {}
     for line in split_lines(text):
         try:
             record = json.loads(line) if line.strip() else None
@@ -25,10 +28,37 @@ def render_transcript(text):
             elif client_record(record, after_boundary):  # a compaction summary is not what anyone said
                 after_boundary = False
             else:
-                said = redact(transcript_line(record))  # indexed: no secret
+                said = redact(transcript_line(record, private))  # indexed: no secret
                 after_boundary = after_boundary and not said
         out.append(said)
     return "\n".join(out)
+
+
+# OpenClaw's bundled session-memory hook writes memory/YYYY-MM-DD-<slug>.md on /new:
+# '# Session: <time>', then the conversation's last lines as they were said, secrets and all
+_CLIENT_NOTE_NAME = re.compile(r"\d{4}-\d{2}-\d{2}-[^/\\]+\.md\Z")
+_CLIENT_NOTE_HEAD = re.compile(r"\s*# Session: ")
+
+
+def client_session_note(abspath, text):
+    """Whether a Markdown file is a session's excerpt a client wrote (OpenClaw's session-memory)."""
+    return bool(_CLIENT_NOTE_NAME.match(os.path.basename(abspath)) and _CLIENT_NOTE_HEAD.match(text[:200]))
+
+
+def render_client_note(text):
+    """A client's session excerpt as the index and `get` read it: redacted
+    line by line (as render_transcript redacts each message), every line
+    break kept, so citations stay exact."""
+    return "".join(redact(line) + brk for line, brk in _lines_and_breaks(text))
+
+
+def _lines_and_breaks(text):
+    """[(line, its line break)] of text, the breaks as they were."""
+    out, at = [], 0
+    for m in pattern("line_break").finditer(text):
+        out.append((text[at:m.start()], m.group(0)))
+        at = m.end()
+    return out + [(text[at:], "")]
 
 
 def compaction_boundary(record):
@@ -50,7 +80,11 @@ def tool_results(message):
     return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
 
 
-def transcript_line(record):
+def transcript_line(record, private=None):
+    """'role: text' of a person's or the assistant's message ('' for any other
+    record), <private> blocks masked.  private: a dict carrying the depth of
+    blocks open from one message to the next (a block may close in a later
+    message of the same transcript)."""
     message = record.get("message") if isinstance(record.get("message"), dict) else record
     role = message.get("role") or record.get("type")
     if role not in ("user", "assistant") or record.get("isMeta") or record.get("isSidechain"):
@@ -62,7 +96,10 @@ def transcript_line(record):
         parts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
     else:
         parts = []
-    text = mask_private(" ".join(p for p in parts if isinstance(p, str)))  # before any tag goes
+    depth = private.get("depth", 0) if private is not None else 0
+    text, depth = mask_private_carried(" ".join(p for p in parts if isinstance(p, str)), depth)  # before any tag goes
+    if private is not None:
+        private["depth"] = depth
     text = " ".join(pattern("agent_tags").sub(" ", text).split())
     return "%s: %s" % (role, text) if text else ""
 

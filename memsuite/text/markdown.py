@@ -14,31 +14,61 @@ def split_lines(text):
     return lines
 
 
+def private_blocks(text, depth=0):
+    """([(start, end)] of the <private> blocks of text, the depth open after
+    it).  Blocks nest: a block ends at the </private> that closes its own
+    <private>; one left open runs to the end.  depth: blocks already open
+    before text (an earlier message of the same transcript)."""
+    spans, start = [], 0
+    if "private" not in text.lower():
+        return ([(0, len(text))] if depth else []), depth
+    for m in pattern("private_tag").finditer(text):
+        if m.group(1):  # a closing tag; one closing nothing is left as it is
+            if depth:
+                depth -= 1
+                if not depth:
+                    spans.append((start, m.end()))
+        else:
+            if not depth:
+                start = m.start()
+            depth += 1
+    if depth:
+        spans.append((start, len(text)))
+    return spans, depth
+
+
 def unclosed_private(text):
     """The 1-based line of a <private> tag that is never closed (it hides
     everything to the end of the file), or None."""
-    if "private" not in text.lower():
+    spans, depth = private_blocks(text)
+    if not depth:
         return None
-    last = None
-    for m in pattern("private").finditer(text):
-        last = m
-    if last is None or pattern("private_end").search(last.group(0)):
-        return None
-    return len(pattern("line_break").findall(text[:last.start()])) + 1
+    return len(pattern("line_break").findall(text[:spans[-1][0]])) + 1
 
 
-def mask_private(text):
+def mask_private(text, depth=0):
     """Replace each line of a <private>...</private> block by [private], keeping
     every line break as it was (\n, \r\n or \r), so line numbers stay exact."""
-    if "private" not in text.lower():
-        return text
-    return pattern("private").sub(_masked_block, text)
+    return mask_private_carried(text, depth)[0]
 
 
-def _masked_block(m):
+def mask_private_carried(text, depth=0):
+    """(mask_private of text, the depth of blocks open after it): for text
+    read in pieces, each piece's depth given to the next."""
+    spans, depth = private_blocks(text, depth)
+    if not spans:
+        return text, depth
+    out, at = [], 0
+    for start, end in spans:
+        out += [text[at:start], _masked_block(text[start:end])]
+        at = end
+    out.append(text[at:])
+    return "".join(out), depth
+
+
+def _masked_block(block):
     """[private] for each line of a block; a block left open to the end of a
     file that ends with a line break has no line after that break."""
-    block = m.group(0)
     breaks = pattern("line_break").findall(block)
     last = "" if block.endswith(("\n", "\r")) else "[private]"
     return "".join("[private]" + brk for brk in breaks) + last
