@@ -12,6 +12,8 @@
 # indexes itself (with blocks, close()), never by a finaliser.
 # MEMORY_INSTALL_DIR: where it was called from, before symlinks are followed
 # (a skill folder symlinked into a workspace still finds that workspace).
+# memsuite/python.sh picks the interpreter (MEMORY_PYTHON, else python3, or the
+# one behind a version manager's shim).
 MEMORY_INSTALL_DIR=$(cd "$(dirname "$0")" && pwd) && export MEMORY_INSTALL_DIR
 self=$0
 while [ -L "$self" ]; do
@@ -19,7 +21,8 @@ while [ -L "$self" ]; do
     case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
 done
 DIR=$(cd "$(dirname "$self")" && pwd -P) || exit 1
-exec "${MEMORY_PYTHON:-python3}" -S -c 'import gc, os, sys; d = sys.path[0] = sys.argv.pop(1)
+. "$DIR/memsuite/python.sh"
+exec "$PY" -S -c 'import gc, os, sys; d = sys.path[0] = sys.argv.pop(1)
 if sys.dont_write_bytecode or not os.access(d, os.W_OK):
     sys.dont_write_bytecode, sys.pycache_prefix = False, os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "memory-suite", "pycache")
 from memory_search import main; code = main(sys.argv[1:]); gc.freeze(); sys.exit(code)' "$DIR" "$@"

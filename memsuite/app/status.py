@@ -17,7 +17,7 @@ def status_report(store):
     info["checked"] = time.strftime("%Y-%m-%dT%H:%M:%S")
     info["embedding"] = embed_status(store, store.embed_report)
     info["watcher"] = store.heartbeat.watcher()
-    info["python"] = interpreter_info()
+    info["python"] = interpreter_info(store)
     info["unclosed_private"] = unclosed_private_blocks(store)
     for problem in info["problem_files"]:  # a note in another encoding: which, and how to convert it
         fix = None if is_session(problem["path"]) else encoding_fix(
@@ -44,21 +44,30 @@ def unclosed_private_blocks(store):
     return found
 
 
-def interpreter_info():
-    """The interpreter running the suite, and how long a bare start takes of
-    what the wrappers run (MEMORY_PYTHON, else python3 on the PATH: a
-    version-manager shim there can add 100 ms to every call, which timing
-    sys.executable would never show)."""
+def interpreter_info(store=None):
+    """The interpreter running the suite, and what a call costs of what the
+    wrappers run (MEMORY_PYTHON, else python3 on the PATH or the interpreter
+    behind its shim, memsuite/python.sh): a bare start, and with a store a
+    default query in a new process (start-up, imports, opening the index,
+    searching), which is what a hook pays each turn."""
     import shutil
-    import subprocess
-    wrapper = os.environ.get("MEMORY_PYTHON") or "python3"
+    wrapper = os.environ.get("MEMORY_PYTHON") or os.environ.get("MEMORY_WRAPPER_PYTHON") or "python3"
     timed = shutil.which(wrapper) or sys.executable
+    startup = _timed_ms([timed, "-S", "-c", "pass"])
+    suite = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    query = None if store is None else _timed_ms(  # the wrapper itself, as a hook runs it
+        ["/bin/sh", os.path.join(suite, "search.sh"), "--dir", store.root, "notes from last week"],
+        dict(os.environ, MEMORY_INDEX_DIR=store.index_dir))
+    return {"executable": sys.executable, "version": sys.version.split()[0], "startup_ms": startup,
+            "query_ms": query, "wrapper_python": wrapper, "timed": timed}
+
+
+def _timed_ms(argv, env=None):
+    """Milliseconds a command takes, or None when it fails or hangs."""
+    import subprocess
     started = time.perf_counter()
     try:
-        subprocess.run([timed, "-S", "-c", "pass"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, timeout=10, check=True)
-        startup = round((time.perf_counter() - started) * 1000, 1)
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10, check=True, env=env)
     except (OSError, subprocess.SubprocessError):
-        startup = None
-    return {"executable": sys.executable, "version": sys.version.split()[0], "startup_ms": startup,
-            "wrapper_python": wrapper, "timed": timed}
+        return None
+    return round((time.perf_counter() - started) * 1000, 1)

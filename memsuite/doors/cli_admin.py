@@ -50,11 +50,7 @@ def cmd_status(args):
                 watcher["pid"], "checking every %gs" % watcher["interval"] if watcher["fresh"]
                 else "not running" if not watcher["alive"] else "not heard from since %s" % time.strftime(
                     "%H:%M:%S", time.localtime(watcher["checked"])))),
-            ("python", "%s %s, starts in %s%s" % (
-                info["python"]["executable"], info["python"]["version"],
-                "%.0f ms" % info["python"]["startup_ms"] if info["python"]["startup_ms"] else "?",
-                "" if info["python"]["timed"] == info["python"]["executable"]
-                else " (as the wrappers run it: %s)" % info["python"]["timed"])),
+            ("python", _python_line(info["python"])),
             ("embedding", _embedding_line(info["embedding"])),
             ("stale files", ", ".join(info["stale_files"]) or "none"),
             ("problem files", "none" if not info["problem_files"] else "")]
@@ -72,6 +68,15 @@ def cmd_status(args):
         sys.stdout.write("warning: %s: <private> at line %d is never closed: everything after it is "
                          "hidden from search, and add refuses this file\n" % (p["path"], p["line"]))
     return 0
+
+
+def _python_line(p):
+    """The interpreter, and what a call of the wrappers costs: a bare start
+    and a default query in a new process (what a hook pays each turn)."""
+    ms = lambda v: "%.0f ms" % v if v else "?"  # noqa: E731
+    return "%s %s, starts in %s, a query costs %s%s" % (
+        p["executable"], p["version"], ms(p["startup_ms"]), ms(p["query_ms"]),
+        "" if p["timed"] == p["executable"] else " (as the wrappers run it: %s)" % p["timed"])
 
 
 def _embedding_line(e):
