@@ -507,6 +507,41 @@ class RedactTest(unittest.TestCase):
             self.assertIn("[redacted]", redact(text), text)
 
 
+class NoMemoryFolderTest(unittest.TestCase):
+    """A plugin installed with no memory folder (no MEMORY_DIR, the suite in
+    its client's cache): the session's start says so to the user, and nothing
+    is indexed inside the suite's folder."""
+
+    def setUp(self):
+        import tempfile
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.suite = os.path.join(self.tmp, "cache", "market", "memory-suite", "1.0")
+        os.makedirs(self.suite)
+        for name in ("search.sh", "memory_search.py", "memory_store.py", "memory_linker.py"):
+            shutil.copy(os.path.join(ROOT, name), self.suite)
+        shutil.copytree(os.path.join(ROOT, "memsuite"), os.path.join(self.suite, "memsuite"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        self.cache = os.path.join(self.tmp, "user-cache")
+
+    def hook(self, event):
+        p = subprocess.run([os.path.join(self.suite, "search.sh"), "hook"], input=json.dumps(event).encode(),
+                           capture_output=True, env=clean_env(XDG_CACHE_HOME=self.cache), timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout.decode()
+
+    def test_the_user_is_told_and_nothing_is_indexed_in_the_plugin(self):
+        out = self.hook({"hook_event_name": "SessionStart", "session_id": "s1", "source": "startup"})
+        message = json.loads(out)["systemMessage"]
+        self.assertIn("MEMORY_DIR", message)
+        self.assertNotIn("hookSpecificOutput", out)  # a line for the user, not context for the model
+        self.assertEqual(self.hook({"hook_event_name": "UserPromptSubmit", "session_id": "s1",
+                                    "prompt": "what did we decide about the deploy key"}), "")
+        self.assertFalse(os.path.exists(os.path.join(self.suite, ".memory")))
+        with open(os.path.join(self.cache, "memory-suite", "hooks.log"), encoding="utf-8") as f:
+            self.assertEqual(len([l for l in f if "MEMORY_DIR" in l]), 2)  # every event logged
+
+
 class InstallTest(unittest.TestCase):
     def test_claude_plugin_files(self):
         with open(os.path.join(ROOT, ".claude-plugin", "plugin.json"), encoding="utf-8") as f:

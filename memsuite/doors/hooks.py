@@ -34,7 +34,7 @@ from .hook_state import (Hook, captures, held, hold, log_line, look, note_pendin
                          resume_point, safe_id, save_quietly, tag, take_pending)
 from ..search.recall import RECALL_CUT, RECALL_FLOOR, choose, held_whole, pack_lines, prompt_topic, unheld
 from ..search.results import estimate_tokens
-from ..files.sources import resolve_memory_dir, safe_join
+from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder, resolve_memory_dir, safe_join
 from ..store.memory_store import MemoryStore
 from ..text.redact import redact
 from ..text.tokenizer import tokenize
@@ -109,6 +109,8 @@ def main(argv=None):
         name = (event or {}).get("hook_event_name") if isinstance(event, dict) else None
         name = name or opts["event"]
         root = resolve_memory_dir(opts["dir"])
+        if is_suite_folder(root):  # misinstalled: nothing to recall, nowhere to capture
+            return no_memory_folder(name)
         hook = Hook(root, name)
         if not isinstance(event, dict):
             hook.log("no event JSON on stdin (%s)" % ("empty" if not raw.strip() else "not a JSON object"))
@@ -125,13 +127,30 @@ def main(argv=None):
         if hook is not None:
             hook.log(message)
         else:
-            import tempfile
-            log_line(os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(
-                os.path.expanduser("~"), ".cache"), "memory-suite") if os.path.expanduser("~") != "~"
-                else tempfile.gettempdir(), "%s - %s\n" % (time.strftime("%Y-%m-%dT%H:%M:%S"), message))
+            _log_in_cache(message)
         if os.environ.get("MEMORY_DEBUG"):
             import traceback
             traceback.print_exc()
+    return 0
+
+
+def _log_in_cache(message):
+    """A line in the user's cache's hooks.log, for a hook with no memory folder to log in."""
+    import tempfile
+    log_line(os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache"), "memory-suite") if os.path.expanduser("~") != "~"
+        else tempfile.gettempdir(), "%s - %s\n" % (time.strftime("%Y-%m-%dT%H:%M:%S"), message))
+
+
+def no_memory_folder(name):
+    """No memory folder was set or found (no MEMORY_DIR, a plugin in its
+    client's cache): nothing is opened or indexed there; the session's start
+    shows the user one line saying how to fix it (a status line, not context
+    for the model), and the user's cache's hooks.log says it on every event."""
+    _log_in_cache("%s: %s" % (name, NO_MEMORY_FOLDER))
+    if name == "SessionStart":
+        sys.stdout.write(json.dumps({"systemMessage": "memory-suite: " + NO_MEMORY_FOLDER}) + "\n")
+        sys.stdout.flush()
     return 0
 
 
