@@ -309,6 +309,24 @@ class CaptureTest(HookCase):
             self.assertNotIn(secret.encode(), data, secret)
         self.assertIn(b"[redacted]", data)
 
+    def test_a_detached_session_end_returns_before_it_captures(self):
+        sys.path.insert(0, ROOT)
+        from memsuite.base.fileio import FileLock
+        self.transcript(TRANSCRIPT)
+        self.hook("SessionStart")  # the index and the hooks' folder exist
+        lock = os.path.join(self.dir, ".memory", "hooks", "capture")
+        os.makedirs(os.path.dirname(lock), exist_ok=True)
+        with FileLock(lock):  # a capture waits for this lock: a hook that waited for it would never return
+            _, p = self.hook("SessionEnd", args=["--detach"], reason="other")
+            self.assertEqual(p.stdout, b"")
+            self.assertEqual(self.session_files(), [])
+        deadline = time.monotonic() + 30
+        while not self.session_files() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        [f] = self.session_files()  # the detached process captured once the lock was free
+        with open(f, encoding="utf-8") as fh:
+            self.assertIn("Fly.io in region fra", fh.read())
+
     def test_capturing_twice_keeps_one_block_and_earlier_lines(self):
         path = self.transcript(TRANSCRIPT)
         self.capture()

@@ -14,10 +14,13 @@ on hook_event_name:
                      capture the session (its transcript_path, or the
                      event's messages) into memory/<day>-session-<id>.md
 
+With --detach, SessionEnd and Stop return at once and capture in a detached
+process (nothing they print is read, so the client need not wait for them).
+
 It fails open: on any problem it prints nothing, exits 0 and appends one
 line to hooks.log beside the index (MEMORY_DEBUG=1: on stderr too).
 
-Options: search.sh hook [EVENT] [--dir DIR] [--backend NAME] [--stop] [--budget N]
+Options: search.sh hook [EVENT] [--dir DIR] [--backend NAME] [--stop] [--detach] [--budget N]
 EVENT (session-start, prompt, pre-compact, session-end, stop) stands in for
 a missing hook_event_name.
 """
@@ -60,7 +63,7 @@ FRAME = ("<memory-notes source=\"memory-suite\"%s>\n"
 
 def _parse(argv):
     opts = {"dir": None, "stop": os.environ.get("MEMORY_HOOK_STOP") == "1", "event": None, "budget": None,
-            "backend": None}
+            "backend": None, "detach": False}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -76,6 +79,8 @@ def _parse(argv):
             opts["backend"] = a[10:]
         elif a == "--stop":
             opts["stop"] = True
+        elif a == "--detach":
+            opts["detach"] = True
         elif not a.startswith("-"):
             opts["event"] = EVENTS.get(a.lower(), a)
         i += 1
@@ -119,6 +124,8 @@ def main(argv=None):
         if handler is None:
             hook.log("ignored event %r" % name)
             return 0
+        if opts["detach"] and name in DETACHABLE and detach() is False:
+            return 0  # the client's hook returns; a grandchild captures
         handler(hook, event, opts)
     except BaseException as exc:  # noqa: B902 - fail open, whatever happened
         if isinstance(exc, KeyboardInterrupt):
@@ -132,6 +139,36 @@ def main(argv=None):
             import traceback
             traceback.print_exc()
     return 0
+
+
+# Events whose output no client reads, so their work can go on after the hook
+# returns (PreCompact stays: the compaction's SessionStart reads its checkpoint)
+DETACHABLE = ("SessionEnd", "Stop")
+
+
+def detach():
+    """Go on in a grandchild in a session of its own, stdio on /dev/null,
+    while the hook's own process returns at once (a client waits for it and
+    for its stdout to close: Codex gives SessionEnd 3 s).  True in the
+    grandchild, False in the hook's process, None where there is no fork
+    (then the work is done here)."""
+    if not hasattr(os, "fork"):
+        return None
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid:
+        os.waitpid(pid, 0)  # the first child exits at once: no zombie is left
+        return False
+    try:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+    except OSError:
+        os._exit(0)
+    return True
 
 
 def _log_in_cache(message):
