@@ -406,9 +406,7 @@ def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, re
     its heading).  sent: hits the session already holds whole, cited on
     one line first (at most SENT_CITED) so the agent knows they answer this
     prompt too.  extra: {term: weight} the line's worth counts beside the
-    prompt's own words (each 1.0): its conversation's.  The line the best
-    match sits in (the best hit's worthiest) is kept whole when the budget
-    holds it: the answer is not cut to make room for looser lines."""
+    prompt's own words (each 1.0): its conversation's."""
     weights = dict(extra or {})
     weights.update((t, 1.0) for t in tokenize(query))
     wanted = set(weights)
@@ -419,12 +417,11 @@ def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, re
     used = estimate_tokens(header)
     cap = max(int(line_share * budget), MIN_LINE_TOKENS)
     picked = {}  # {hit rank: {line index: text shown}}
-    for n, (_, k, i) in enumerate(_worth(hits, weights, power, reply)):
+    for _, k, i in _worth(hits, weights, power, reply):
         if budget - used < 12:  # not even a citation and a word fit
             break
         line = hits[k].text.split("\n")[i]
-        room = budget - used - _title_cost(hits, picked, k, i) if n == 0 else cap  # the best line: whole if it fits
-        text = line if estimate_tokens(line) + 1 <= max(room, cap) else best_part(line, wanted, cap - 1)
+        text = line if estimate_tokens(line) + 1 <= cap else best_part(line, wanted, cap - 1)
         if text != line and not wanted & set(tokenize(text)):  # a piece without the prompt's words tells nothing
             continue
         cost = estimate_tokens(text) + 1 + _title_cost(hits, picked, k, i)
