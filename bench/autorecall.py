@@ -61,6 +61,32 @@ def payload(event, session, folder, **fields):
     return data
 
 
+def write_transcript(path, turns):
+    """A Claude Code transcript (JSONL) holding turns [(role, text)], the
+    conversation before the prompt; the path, which the payload names."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        for role, text in turns:
+            f.write(json.dumps({"type": role, "message": {"role": role, "content": text}}, ensure_ascii=False) + "\n")
+    return path
+
+
+def earlier_turns(root, q):
+    """The turns of a RealMem prompt's own session before it: its session
+    file (`before`, which search may not see) up to the prompt's line, as a
+    transcript holds them."""
+    with open(os.path.join(root, q["before"]), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    turns = []
+    for line in lines:
+        for role, mark in (("user", "**User**: "), ("assistant", "**Assistant**: ")):
+            if line.startswith(mark):
+                if role == "user" and " ".join(line[len(mark):].split()) == " ".join(q["query"].split()):
+                    return turns
+                turns.append((role, line[len(mark):]))
+    return turns
+
+
 def session_id(*parts):
     """A stable UUID for a session, as Claude Code names them."""
     return str(uuid.uuid5(uuid.NAMESPACE_URL, "realmem:" + ":".join(parts)))
@@ -121,20 +147,31 @@ def cites(text, q):
     return realmem.holds(ranges, realmem.gold_lines(q, "gold_session")), realmem.holds(ranges, realmem.gold_lines(q))
 
 
-def replay_persona(root, folder, prompts, others, call):
-    """One record per prompt of a persona, on its memory as it grows."""
+def prompt_event(folder, sid, q, root, conversation):
+    """UserPromptSubmit for a prompt; with conversation, its transcript holds
+    the turns of its session before it (earlier_turns)."""
+    event = payload("UserPromptSubmit", sid, folder, prompt=q["query"])
+    if conversation:
+        write_transcript(event["transcript_path"], earlier_turns(root, q))
+    return event
+
+
+def replay_persona(root, folder, prompts, others, call, conversation=True, other_root=None):
+    """One record per prompt of a persona, on its memory as it grows (with
+    conversation, each prompt's transcript holds its session's turns before
+    it, the next persona's prompts theirs)."""
     persona, records = os.path.basename(root), []
     for session, step in realmem.replay(root, folder, prompts):
         sid = session_id(persona, session)
         brief = call(folder, payload("SessionStart", sid, folder, source="startup"))
         store = None
         for q in step:
-            own = call(folder, payload("UserPromptSubmit", sid, folder, prompt=q["query"]))
+            own = call(folder, prompt_event(folder, sid, q, root, conversation))
             if store is None:  # opened after the hook, whose cost holds syncing the new session
                 store = quality.open_store(folder)
             other = realmem.foreign_prompt(others, len(records))  # the same time step of the next persona
-            foreign = call(folder, payload("UserPromptSubmit", session_id(persona, q["id"], "other"), folder,
-                                           prompt=other["query"]))
+            foreign = call(folder, prompt_event(folder, session_id(persona, q["id"], "other"), other, other_root,
+                                                conversation))
             records.append(dict(record(q, own, brief, foreign), search_ms=search_seconds(store, q["query"]) * 1000))
         if store is not None:
             store.close()
@@ -174,7 +211,7 @@ def hook_log(folder):
         return []
 
 
-def run_all(data, names, limit, call):
+def run_all(data, names, limit, call, conversation=True):
     """(records of every prompt of the chosen personas, the hook's log lines)."""
     personas = realmem.by_persona(quality.load_questions(data, "realmem"))
     records, log = [], []
@@ -182,12 +219,62 @@ def run_all(data, names, limit, call):
         for persona in names:
             if persona not in personas:
                 raise SystemExit("autorecall.py: no such persona: %s (have %s)" % (persona, ", ".join(personas)))
-            others = pick(personas[realmem.next_persona(persona, personas)], limit)
+            other = realmem.next_persona(persona, personas)
+            others = pick(personas[other], limit)
             root = os.path.join(quality.dataset_dir(data, "realmem"), persona)
             folder = os.path.join(tmp, persona, "workspace")
-            records += replay_persona(root, folder, pick(personas[persona], limit), others, call)
+            records += replay_persona(root, folder, pick(personas[persona], limit), others, call, conversation,
+                                      os.path.join(quality.dataset_dir(data, "realmem"), other))
             log += hook_log(folder)
     return records, log
+
+
+def run_madial(data, call, conversation=True):
+    """One record per MADial prompt: the hook on its user's memory (a copy),
+    the conversation before it as the prompt's transcript; beside it, the
+    other user's prompt of the same place, with its conversation, which
+    should inject nothing."""
+    questions = quality.load_questions(data, "madial-context")
+    users = sorted({q["corpus"] for q in questions})
+    records = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for root, qs in quality.corpus_roots(data, "madial-context", questions).items():
+            folder = quality.copy_corpus(root, tmp)
+            strangers = [q for q in questions if q["corpus"] != qs[0]["corpus"]]
+            for k, q in enumerate(qs):
+                other = strangers[k % len(strangers)] if len(users) > 1 else None
+                own = call(folder, madial_event(folder, q, conversation))
+                foreign = call(folder, madial_event(folder, other, conversation, "other")) if other else ("", 0.0)
+                text = injected(own[0])
+                records.append({"persona": q["corpus"], "split": q["split"], "id": q["id"],
+                                "relevant": realmem.holds(realmem.citations(text), realmem.gold_lines(q)),
+                                "chars": len(text), "tokens": memory_search.estimate_tokens(text) if text else 0,
+                                "ms": own[1] * 1000, "other_silent": not injected(foreign[0])})
+    return records
+
+
+def madial_event(folder, q, conversation, *tag):
+    """UserPromptSubmit of a MADial prompt in a session of its own; with
+    conversation, its transcript holds the turns before it."""
+    event = payload("UserPromptSubmit", session_id("madial", q["id"], *tag), folder, prompt=q["query"])
+    if conversation:
+        write_transcript(event["transcript_path"], [(t["role"], t["text"]) for t in q["conversation"]])
+    return event
+
+
+def madial_report(records):
+    """Markdown: the MADial hook figures, tuning user beside the held-out one."""
+    lines = ["### The prompt hook on MADial (the conversation as its transcript), value (n)", "",
+             "| | tune | held-out |", "|---|---:|---:|"]
+    figures = (("injects a relevant memory", "relevant"), ("injects anything", "chars"),
+               ("the other user's prompts inject nothing", "other_silent"))
+    for label, key in figures:
+        lines.append("| %s | %s |" % (label, " | ".join(cell(label, *share([r for r in records if r["split"] == s], key))
+                                                      for s, _ in HALVES)))
+    tokens = [[r["tokens"] for r in records if r["split"] == s and r["chars"]] for s, _ in HALVES]
+    lines.append("| tokens when it speaks, max | %s |" % " | ".join(cell("tokens", max(t) if t else None, len(t))
+                                                                 for t in tokens))
+    return "\n".join(lines)
 
 
 # --- the report --------------------------------------------------------------------
@@ -272,12 +359,25 @@ def main(argv=None):
     ap.add_argument("--subprocess", action="store_true", help="run search.sh per call, as the agent does")
     ap.add_argument("--python", default=default_python(), help="MEMORY_PYTHON for --subprocess")
     ap.add_argument("--json", action="store_true", help="the figures and every prompt's record as JSON")
+    ap.add_argument("--set", choices=("realmem", "madial"), default="realmem",
+                    help="RealMem's growing memories (default) or MADial's conversations")
+    ap.add_argument("--no-conversation", action="store_true",
+                    help="no transcript: the hook sees the prompt alone (the figures before issue 37)")
     args = ap.parse_args(argv)
     os.environ.pop("MEMORY_INDEX_DIR", None)  # each replayed folder keeps its own index
+    call = hook_process(args.python) if args.subprocess else hook_in_process
+    if args.set == "madial":
+        records = run_madial(args.data, call, not args.no_conversation)
+        if args.json:
+            json.dump({"records": records}, sys.stdout, indent=1)
+            sys.stdout.write("\n")
+        else:
+            print(madial_report(records))
+        return
     names = args.personas.split(",") if args.personas else list(realmem.by_persona(
         quality.load_questions(args.data, "realmem")))
     started = time.time()
-    records, log = run_all(args.data, names, args.limit, hook_process(args.python) if args.subprocess else hook_in_process)
+    records, log = run_all(args.data, names, args.limit, call, not args.no_conversation)
     if args.json:
         halves = {split: {figure: {"value": v, "n": n} for figure, (v, n) in
                           summary([r for r in records if r["split"] == split]).items()} for split, _ in HALVES}

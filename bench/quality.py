@@ -23,6 +23,8 @@ Every data set has a tuning half and a held-out half, reported side by side
   xling-mono the same questions as first written (query_en / query_zh): the monolingual ceiling
   madial    Chinese recall prompts in a conversation (MADial-Bench zh): the user's last turn
             alone; user-1 | user-2
+  madial-context  the same prompts searched with the conversation before them as context
+            (search's `context`: the last turns, both roles)
   realmem   prompts in the middle of long assistant-user conversations (bench/realmem.py):
             Adeleke_Okonjo, Kenta_Tanaka, Liam_O_Connor | Oliver_Smith, Sarah_Miller.
             Each persona's memory grows session by session, so a prompt sees only
@@ -54,7 +56,7 @@ import realmem  # noqa: E402
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "eval-data"))
 ZH_DIR = os.path.join(HERE, "zh")
 BUDGET = 4000
-DATASETS = ("locomo", "cmrc2018", "zh", "memdaily", "xling", "xling-mono", "madial", "realmem")
+DATASETS = ("locomo", "cmrc2018", "zh", "memdaily", "xling", "xling-mono", "madial", "madial-context", "realmem")
 XLING_SOURCES = (("locomo-dev.jsonl", "locomo", "query_en"), ("memdaily-dev.jsonl", "memdaily", "query_zh"))
 TUNE_CONVERSATIONS = {"conv-26", "conv-30", "conv-41"}
 SPLITS = ("tune", "held")
@@ -65,7 +67,18 @@ CATEGORY_METRICS = {None: ("R@1", "R@5", "MRR"), "realmem": ("R@1", "R@5", "R@10
 
 
 def dataset_dir(data, name):
+    if name == "madial-context":
+        name = "madial"
     return ZH_DIR if name == "zh" else os.path.join(data, "xling" if name.startswith("xling") else name)
+
+
+def conversation_of(q):
+    """The turns before a question's prompt, as search's context takes them
+    ([Turn(role, text)]): madial's `conversation`; None for other sets."""
+    if not q.get("conversation"):
+        return None
+    from memsuite.search.context import Turn
+    return [Turn(t["role"], t["text"]) for t in q["conversation"]]
 
 
 def _read_jsonl(path):
@@ -84,8 +97,11 @@ def load_questions(data, name, adversarial=False):
         return items
     if name.startswith("xling"):
         return load_xling(data, original=name == "xling-mono")
-    items = _read_jsonl(os.path.join(data, name, "questions.jsonl"))
-    if name == "madial":
+    items = _read_jsonl(os.path.join(dataset_dir(data, name), "questions.jsonl"))
+    if name != "madial-context":  # the last turn alone
+        for q in items:
+            q.pop("conversation", None)
+    if name.startswith("madial"):
         for q in items:
             q["split"] = "tune" if q["corpus"] == "user-1" else "held"
     elif name == "locomo":
@@ -201,9 +217,11 @@ def suite_searcher(mode="hybrid", backend=None, params=None, limit=10, budgets=(
     def make(root):
         store = open_store(root, backend, params, embedder)
 
-        def run(query):
+        def run(query, context=None):
+            extra = {"context": context} if context else {}  # (an earlier checkout has no context)
             try:
-                hits = memory_search.search(store, query, limit=max(limit, 50 if budgets else 0), mode=mode)
+                hits = memory_search.search(store, query, limit=max(limit, 50 if budgets else 0), mode=mode,
+                                            **extra)
             except memory_search.UsageError:  # the data has two empty queries
                 hits = []
             ranges = [(h.path, h.start_line, h.end_line) for h in hits[:limit]]
@@ -225,7 +243,7 @@ def evaluate_records(data, name, make_searcher, limit_questions=None):
             for folder, run, step in searchable_steps(name, root, qs, tmp, make_searcher):
                 def lines_of(path, folder=folder):
                     return read_lines(folder, path, cache)
-                records += [(q, score_found(name, q, run(q["query"]), lines_of)) for q in step]
+                records += [(q, score_found(name, q, run(q["query"], conversation_of(q)), lines_of)) for q in step]
     return records
 
 

@@ -37,17 +37,20 @@ def checked(name, value):
         raise UsageError("%s: %s" % (name, exc))
 
 
-SearchRequest = record("SearchRequest", "query limit mode min_score filters sort recent compact explain")
+SearchRequest = record("SearchRequest", "query limit mode min_score filters sort recent compact explain context",
+                       [None])
 SearchRequest.__doc__ = ("One search as a door asked for it, checked: limit, mode, min_score, filters "
                          "(Filters), sort ('score' or 'date'), recent (the half-life in days, or None), "
-                         "and how to answer (compact, explain).")
+                         "how to answer (compact, explain), and the conversation before the query "
+                         "(context: [Turn], or None).")
 
 
 def search_request(query, limit=None, mode=None, min_score=None, since=None, until=None, path=None,
                    dated_only=False, source=None, sort=None, recent=False, half_life=None, compact=False,
-                   explain=False, today=None):
+                   explain=False, today=None, context=None):
     """The SearchRequest every door builds (search.sh, memory_search, the
-    hooks): each argument checked by its rule, since not after until."""
+    hooks): each argument checked by its rule, since not after until.
+    context: the conversation before the query ([search.context.Turn])."""
     if not isinstance(query, str) or not query.strip():
         raise UsageError("query is empty")
     since, until = checked("since", since), checked("until", until)
@@ -59,7 +62,8 @@ def search_request(query, limit=None, mode=None, min_score=None, since=None, unt
     half_life = checked("half_life", half_life)
     return SearchRequest(query, checked("limit", limit) or DEFAULT_LIMIT, checked("mode", mode) or "hybrid",
                          checked("min_score", min_score), filters, checked("sort", sort),
-                         half_life or (DEFAULT_HALF_LIFE if recent else None), bool(compact), bool(explain))
+                         half_life or (DEFAULT_HALF_LIFE if recent else None), bool(compact), bool(explain),
+                         list(context) if context else None)
 
 
 def recent_params(store, recent=None):
@@ -70,7 +74,7 @@ def recent_params(store, recent=None):
 def run_search(store, request, sync=True):
     """The hits of a SearchRequest, on a fresh index (sync=False: as it is)."""
     hits = search(store, request.query, request.limit, request.mode, request.min_score, request.filters,
-                  recent_params(store, request.recent), sync=sync)
+                  recent_params(store, request.recent), sync=sync, context=request.context)
     if request.sort == "date":
         hits[:] = sort_newest_first(hits)  # in place: what the search said of its index stays with it
     return hits

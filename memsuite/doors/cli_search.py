@@ -9,6 +9,7 @@ from ..base.jsonout import print_json
 from ..base.options import (COMMON_OPTS, EMBED_CHOICES, EMBED_SHOWN, FORCE_OPT, Opt, to_choice, to_folder,
                             to_positive_int, to_seconds)
 from ..text.params import DEFAULT_HALF_LIFE
+from ..base.records import UsageError
 from ..search.ranking import ANSWER_CUT
 from ..search.results import gist, highlight
 from ..text.tokenizer import tokenize
@@ -72,6 +73,9 @@ SEARCH_OPTS = COMMON_OPTS + [
     Opt(("--explain",), "explain", None, None,
         "say what each hit matched (after folding and synonyms), each channel's score, the bonus, "
         "and why weaker hits were cut"),
+    Opt(("--context-file",), "context_file", "FILE", str,
+        "the conversation before the query, one turn a line ('user: ...' / 'assistant: ...'): its last "
+        "turns' words count beside the query's own, below them"),
 ]
 TIMELINE_OPTS = COMMON_OPTS + [
     Opt(("--before",), "before", "N", str, "memories before the anchor (default 3)"),
@@ -144,10 +148,23 @@ REINDEX_HELP = """examples:
   reindex.sh --check --json   only say what is stale: {"stale": true, "changed": [...]}"""
 
 
+def read_context(path):
+    """The turns of --context-file FILE (search/context.py), or None."""
+    if not path:
+        return None
+    from ..search.context import turns_from_lines
+    try:
+        with open(path, "rb") as f:
+            text = f.read(1 << 20).decode("utf-8", "replace")  # the last turns are read from its first MB
+    except OSError as exc:
+        raise UsageError("cannot read --context-file %s: %s" % (path, exc.strerror or exc))
+    return turns_from_lines(text)
+
+
 def cmd_search(args):
     request = search_request(" ".join(args.words), args.limit, args.mode, args.min_score, args.since, args.until,
                              args.path, args.dated_only, args.source, args.sort, args.recent, args.half_life,
-                             args.compact, args.explain, args.today)
+                             args.compact, args.explain, args.today, read_context(args.context_file))
     with embedding_store(args) as store:
         hits = run_search(store, request)
         related = linked_memories(store, hits) if args.related else None

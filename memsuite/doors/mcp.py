@@ -9,6 +9,7 @@ from ..base.options import no_words
 from ..app.commands import (RULES, add_result, embedding_store, checked, context_result, empty_note, search_request, search_result,
                              status_result, timeline_result)
 from ..base.jsonout import to_json
+from ..search.context import turns_from_lines
 from ..search.ranking import ANSWER_CUT, MODES
 from ..base.records import StoreError, UsageError
 from ..search.results import read_cited
@@ -52,7 +53,10 @@ MCP_TOOLS = [
            "half_life": dict({"type": "number", "exclusiveMinimum": 0, "maximum": 36500},
                              description="recent, with this half-life in days"),
            "explain": dict({"type": "boolean"}, description="say what each hit matched and scored, "
-                                                            "and why weaker hits were cut")}, ["query"]),
+                                                            "and why weaker hits were cut"),
+           "context": dict(_STRING, description="the conversation before the query, one turn a line "
+                                                "('user: ...' / 'assistant: ...'): its words count "
+                                                "beside the query's, below them")}, ["query"]),
     _tool("memory_get", "Read memory lines",
           "Read the lines a citation names (memory/2026-02-20.md:1-7), or part of a memory file.",
           {"path": dict(_STRING, description="a citation, a chunk id (file.md#2) or a file"),
@@ -173,7 +177,7 @@ class McpServer:
         return search_result(self.store, search_request(
             a["query"], a.get("limit"), a.get("mode"), a.get("min_score"), a.get("since"), a.get("until"),
             a.get("path"), False, None, a.get("sort"), a.get("recent"), a.get("half_life"), a.get("compact"),
-            a.get("explain"), a.get("today")))
+            a.get("explain"), a.get("today"), turns_from_lines(a["context"]) if a.get("context") else None))
 
     def _memory_get(self, a):
         self.store.refresh()

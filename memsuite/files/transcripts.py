@@ -119,3 +119,21 @@ def transcript_date(abspath):
     except OSError:
         pass
     return None
+
+
+def tail_lines(abspath, max_bytes):
+    """The whole lines of a file's last max_bytes (a transcript's latest
+    records), oldest first: a bounded read whatever the file's size; [] when
+    it cannot be read."""
+    try:
+        with open(abspath, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - max_bytes))
+            data = f.read(max_bytes)
+    except OSError:
+        return []
+    lines = data.split(b"\n")
+    if size > max_bytes:
+        lines = lines[1:]  # the first is cut: not a whole record
+    return [l.decode("utf-8", "replace") for l in lines if l.strip()]

@@ -48,7 +48,7 @@ Query.__doc__ = ("An analysed query: its scoring terms known to the index (repet
                  "synonym or translation brings in, the terms of the query's word it stands for.")
 
 
-def analyse_query(store, query, params=DEFAULT_PARAMS):
+def analyse_query(store, query, params=DEFAULT_PARAMS, context=None):
     """Analyse a query against the index.  An unknown word made of two known
     ones ("roadtrip") is read as both; other unknown words are kept for the
     trigram channel ("Feedley" still meets "Feedly"); an unknown long number
@@ -56,7 +56,8 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
     digits).  Chinese words bring in their regional spellings (資料庫 ->
     数据库) and everyday synonyms (电脑 -> 计算机), weighted below the words
     themselves.  Very long queries keep only their max_query_terms rarest
-    distinct terms."""
+    distinct terms.  context: the conversation's turns (search/context.py),
+    whose terms are added below the query's own."""
     if not query or not query.strip():
         raise UsageError("empty query")
     check_query_length(query)
@@ -106,10 +107,14 @@ def analyse_query(store, query, params=DEFAULT_PARAMS):
              and (not _is_unigram(t) or t in lone)]
     missing = {t: own.get(t, 1.0) for t in dict.fromkeys(terms) if not dfs.get(t) and t not in prefixes
                and not _is_unigram(t) and t not in parts and not any(c in t for c in "-_.:/@+")}
-    return Query([t for t in terms if t in keep], weights, keep, probe, prefixes,
-                 [t for t in unknown if t not in parts], dfs, n_docs,
-                 [u for u in units.split() if is_cjk(u[0])], missing, topic, frozenset(frame),
-                 {t: source for t, source in stands.items() if t in weights})
+    q = Query([t for t in terms if t in keep], weights, keep, probe, prefixes,
+              [t for t in unknown if t not in parts], dfs, n_docs,
+              [u for u in units.split() if is_cjk(u[0])], missing, topic, frozenset(frame),
+              {t: source for t, source in stands.items() if t in weights})
+    if context:
+        from .context import with_context
+        q = with_context(store, q, context)
+    return q
 
 
 def frame_terms(units):
@@ -590,7 +595,7 @@ MODES = ("hybrid", "keyword", "vector")
 
 
 def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, filters=None,
-           params=None, sync=False):
+           params=None, sync=False, context=None):
     """Rank the memory's chunks for a query: Hits (a list of Hit, best first,
     and the channels that scored them).
 
@@ -603,19 +608,22 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
     hits.checked what a watcher vouched for).
     BM25 picks the candidates, the TF-IDF cosine re-scores them, the best
     rerank_depth get a bonus for holding the query in one line, and hits that
-    touch in the same file are merged into one passage."""
+    touch in the same file are merged into one passage.  context: the
+    conversation's last turns (search/context.py Turn), their words weighed
+    below the query's own."""
     if mode not in MODES:
         raise UsageError("unknown mode %r (use hybrid, keyword or vector)" % mode)
     params = params or store.params
     if sync:
-        hits, fresh = store.answer_fresh(lambda: search(store, query, limit, mode, min_score, filters, params))
+        hits, fresh = store.answer_fresh(lambda: search(store, query, limit, mode, min_score, filters, params,
+                                                        context=context))
         hits.stale, hits.checked = fresh
         return hits
     with store.snapshot():  # candidates and their text from one committed index
-        hits = _search(store, query, limit, mode, min_score, filters, params)
+        hits = _search(store, query, limit, mode, min_score, filters, params, context)
         answered = hits and hits[0].score >= ANSWER_CUT  # (measured: searching again then changed nothing)
         other = "" if answered else translated_query(store, query, params)  # a question in the other language
-        return merge_passes(hits, _search(store, other, limit, mode, min_score, filters, params), limit) if other else hits
+        return merge_passes(hits, _search(store, other, limit, mode, min_score, filters, params, context), limit) if other else hits
 
 
 def semantic_share(store, query, params):
@@ -630,9 +638,9 @@ def semantic_share(store, query, params):
     return params.semantic_weight
 
 
-def _search(store, query, limit, mode, min_score, filters, params):
+def _search(store, query, limit, mode, min_score, filters, params, context=None):
     asked = asked_dates(query, lazy_today(filters.today if filters else None))
-    q = analyse_query(store, query, params)  # its relative dates stay words too: 'last year' meets 'last year we...'
+    q = analyse_query(store, query, params, context)  # its relative dates stay words too: 'last year' meets 'last year we...'
     channels = ["keyword"] + (["vector"] if mode != "keyword" else [])
     share = semantic_share(store, query, params) if store.embedder is not None and mode == "hybrid" else 0.0
     lexical = q.probe or q.unknown or q.prefixes

@@ -287,16 +287,35 @@ def gate_factor(query, topic=None, best=None):
     return 1.0 + SUBJECT_BOOST * known if holds_subject(topic, best) else 1.0
 
 
-def choose(hits, query, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=(), topic=None):
+Talk = record("Talk", "text topic")
+Talk.__doc__ = "A prompt with the user's turns before it (context.spoken_with), and its Topic in this memory."
+
+
+def talk_of(store, query, turns):
+    """The Talk of a prompt and its conversation, or None without one."""
+    from .context import spoken_with
+    text = spoken_with(query, turns or ())
+    if text == " ".join(query.split()):
+        return None
+    return Talk(text, prompt_topic(store, text))
+
+
+def choose(hits, query, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=(), topic=None, talk=None):
     """The hits worth injecting for a prompt: none unless the best scores at
     least `cut` (the line absent topics stay below, scores made comparable
     across prompt lengths by gate_factor; topic is the prompt's
     prompt_topic, without which only its length counts); then every hit
-    scoring at least `floor` the same way, outside skip_paths."""
+    scoring at least `floor` the same way, outside skip_paths.  talk: the
+    prompt with its conversation (talk_of), judged as one long turn: a
+    prompt may speak when its conversation is about what the best hit
+    holds, as a stranger's long turn may not."""
     if not hits:
         return []
     # the hook's own length gate stands in for search's evidence factor
-    factor = gate_factor(query, topic, hits[0]) / getattr(hits, "evidence", 1.0)
+    factor = gate_factor(query, topic, hits[0])
+    if talk is not None:
+        factor = max(factor, gate_factor(talk.text, talk.topic, hits[0]))
+    factor /= getattr(hits, "evidence", 1.0)
     if hits[0].score * factor < cut:
         return []
     return [h for h in hits if h.score * factor >= floor and h.path not in skip_paths]
@@ -365,7 +384,16 @@ def _sizer(line):
     return size
 
 
-def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, reply=REPLY_SHARE, sent=()):
+def context_terms(analysed, query):
+    """{term: weight} a search added to a prompt's own words (its
+    conversation's, search/context.py): what else a line may hold of what
+    the prompt is about."""
+    own = set(tokenize(query))
+    return {t: w for t, w in (analysed.weights if analysed else {}).items() if t not in own and w < 1.0}
+
+
+def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, reply=REPLY_SHARE, sent=(),
+               extra=None):
     """(markdown, [(path, first, last)], [line keys]): the best lines of the
     hits within budget (estimated tokens), best first, whatever hit they
     are in: a line is worth (its hit's score ** power) x the share of the
@@ -377,8 +405,11 @@ def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, re
     rank order, each run of lines under its citation (the best hit's with
     its heading).  sent: hits the session already holds whole, cited on
     one line first (at most SENT_CITED) so the agent knows they answer this
-    prompt too."""
-    wanted = set(tokenize(query))
+    prompt too.  extra: {term: weight} the line's worth counts beside the
+    prompt's own words (each 1.0): its conversation's."""
+    weights = dict(extra or {})
+    weights.update((t, 1.0) for t in tokenize(query))
+    wanted = set(weights)
     header = "## Memories for: %s\n" % gist(query, GIST_TOKENS)
     if sent:
         header += "Already in this session: %s\n" % " ".join(
@@ -386,7 +417,7 @@ def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, re
     used = estimate_tokens(header)
     cap = max(int(line_share * budget), MIN_LINE_TOKENS)
     picked = {}  # {hit rank: {line index: text shown}}
-    for _, k, i in _worth(hits, wanted, power, reply):
+    for _, k, i in _worth(hits, weights, power, reply):
         if budget - used < 12:  # not even a citation and a word fit
             break
         line = hits[k].text.split("\n")[i]
@@ -409,15 +440,17 @@ def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, re
     return header + "".join(blocks), ranges, keys
 
 
-def _worth(hits, wanted, power, reply):
-    """[(worth, hit rank, line index)] of every line holding a prompt word or
-    replying to one, best first (on a tie, the earlier line, then the better
-    hit: equal hits each give their first lines before their others)."""
+def _worth(hits, weights, power, reply):
+    """[(worth, hit rank, line index)] of every line holding a wanted word
+    ({term: weight}) or replying to one, best first (on a tie, the earlier
+    line, then the better hit: equal hits each give their first lines
+    before their others)."""
     out = []
-    total = float(len(wanted)) or 1.0
+    total = float(sum(weights.values())) or 1.0
     for k, h in enumerate(hits):
         lines = h.text.split("\n")
-        held = [len(wanted & set(tokenize(l))) / total if l.strip() and not is_heading(l) else 0.0 for l in lines]
+        held = [sum(weights.get(t, 0.0) for t in set(tokenize(l))) / total if l.strip() and not is_heading(l)
+                else 0.0 for l in lines]
         for i, share in enumerate(held):
             if i and lines[i].strip() and not is_heading(lines[i]):
                 share = max(share, reply * held[i - 1])
