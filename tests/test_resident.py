@@ -83,14 +83,8 @@ class ResidentCase(unittest.TestCase):
         return found
 
     def resident_pids(self):
-        pids = []
-        for sock in self.sockets():
-            try:
-                with open(sock + ".pid") as f:
-                    pids.append(int(f.read()))
-            except (OSError, ValueError):
-                pass
-        return pids
+        from memsuite.doors.resident import read_pid_file
+        return [pid for pid, _ in (read_pid_file(sock + ".pid") for sock in self.sockets()) if pid]
 
     def wait_for_resident(self):
         """Its pid, once a hook started one and it answers."""
@@ -172,6 +166,23 @@ class SameAsColdTest(ResidentCase):
                 break
             time.sleep(0.05)
         self.assertTrue(found, "the detached capture wrote nothing")
+
+
+class StatusTest(ResidentCase):
+    def status(self, memory, resident=True):
+        p = subprocess.run([os.path.join(self.suite, "search.sh"), "status", "--json"], capture_output=True,
+                           timeout=60, env=self.env(memory, resident))
+        return json.loads(p.stdout)["resident"]
+
+    def test_status_says_whether_the_resident_serves_the_hooks(self):
+        folder = self.folder("status")
+        self.assertEqual(self.status(folder)["state"], "none")
+        pid = self.started(folder)
+        self.hook(folder, {"hook_event_name": "UserPromptSubmit", "session_id": "st", "prompt": "RSS feed"})
+        shown = self.status(folder)
+        self.assertEqual((shown["state"], shown["pid"]), ("running", pid))
+        self.assertGreaterEqual(shown["served"], 1)
+        self.assertEqual(self.status(folder, resident=False)["state"], "off")
 
 
 class FallBackTest(ResidentCase):

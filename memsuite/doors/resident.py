@@ -40,7 +40,8 @@ def serve(path):
     listener.listen(16)
     mine = os.stat(path).st_ino
     _remove(path + ".starting")  # up: should it die, the next hook may start another at once
-    write_bytes_atomic(pid_path(path), b"%d\n" % os.getpid(), durable=False)
+    served = 0
+    _note_served(path, served)
     signal.signal(signal.SIGTERM, _leave)
     stamp = code_stamp()
     gc.freeze()  # the children share these pages instead of copying them when a collection touches them
@@ -54,7 +55,8 @@ def serve(path):
             ready, _, _ = select.select([taken], [], [], 5.0)
             if ready:
                 os.read(taken, 64)
-                spare, last = None, time.monotonic()
+                spare, last, served = None, time.monotonic(), served + 1
+                _note_served(path, served)
             elif time.monotonic() - last > IDLE_SECONDS or not _still_mine(path, mine) or code_stamp() != stamp:
                 return
             if spare is not None and spare in _reap():
@@ -97,6 +99,34 @@ def _kill(pid):
         os.waitpid(pid, 0)
     except OSError:
         pass
+
+
+def resident_info():
+    """Whether a resident serves the hooks of this copy of the suite run by
+    this interpreter: {"state": "running", "off" or "none", "pid", "socket"}."""
+    if os.environ.get("MEMORY_RESIDENT", "1") == "0":
+        return {"state": "off", "pid": None, "served": None, "socket": None}
+    from .hook_client import socket_path
+    path = socket_path()
+    pid = served = None
+    if path and _answers(path):
+        pid, served = read_pid_file(pid_path(path))
+    return {"state": "running" if pid else "none", "pid": pid, "served": served, "socket": path}
+
+
+def read_pid_file(path):
+    """(pid, hooks served) from a resident's pid file, or (None, None)."""
+    try:
+        with open(path, "rb") as f:
+            pid, served = (int(n) for n in f.read().split()[:2])
+        return pid, served
+    except (OSError, ValueError):
+        return None, None
+
+
+def _note_served(path, served):
+    """Its pid and how many hooks it took, beside the socket (status reads them)."""
+    write_bytes_atomic(pid_path(path), b"%d %d\n" % (os.getpid(), served), durable=False)
 
 
 def pid_path(path):

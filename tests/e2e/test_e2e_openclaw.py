@@ -117,6 +117,9 @@ class OpenClawTest(ClientCase):
         self.assertRegex(self.hooks, r"ready.*memory-suite|memory-suite.*ready")
         self.assertIn("memory-suite", self.plugins)
 
+    def test_the_resident_process_served_the_hooks(self):
+        self.check_resident_served()
+
     def test_brief_and_recall_in_the_request(self):
         body = self.first[-1]
         self.assertEqual(len(briefs(body)), 1, notes(body))
