@@ -117,7 +117,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="turns-") as world:
         mem, proj, log = os.path.join(world, "mem"), os.path.join(world, "proj"), os.path.join(world, "stub.log")
         os.makedirs(proj)
-        subprocess.run(["sh", os.path.join(STUBS, "make_notes_small.sh"), mem], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["sh", os.path.join(STUBS, "make_notes.sh"), mem], check=True, stdout=subprocess.DEVNULL)
         open(log, "w").close()
         port = 18000 + os.getpid() % 1000
         stub = subprocess.Popen([sys.executable, os.path.join(STUBS, "anthropic_stub.py"), str(port), log],

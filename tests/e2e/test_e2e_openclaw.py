@@ -78,6 +78,18 @@ class OpenClawTest(ClientCase):
         m = cls.stub.mark()
         cls.turn("e2e-6", "What's my badge number now? RUN-SKILL")
         cls.skill = cls.stub.bodies(m)
+        # a compaction empties the context: the brief comes again with the next prompt
+        cls.turn("e2e-7", "Where did I put the winter tyres?")
+        cls.turn("e2e-7", "/compact")
+        m = cls.stub.mark()
+        cls.turn("e2e-7", "And what is my dentist's name?")
+        cls.after_compact = cls.stub.bodies(m)
+        # a gateway restart does not: the session's first prompt after it gets no brief again
+        cls.stop_client()
+        cls.start_gateway()
+        m = cls.stub.mark()
+        cls.turn("e2e-5", "Anything else about the piano lessons?")
+        cls.after_restart = cls.stub.bodies(m)
 
     @classmethod
     def oc(cls, *args):
@@ -116,6 +128,20 @@ class OpenClawTest(ClientCase):
     def test_the_hook_and_the_plugin_are_loaded(self):
         self.assertRegex(self.hooks, r"ready.*memory-suite|memory-suite.*ready")
         self.assertIn("memory-suite", self.plugins)
+
+    @staticmethod
+    def last_prompt_briefs(bodies):
+        """The briefs in the last user message of the last request (what this turn's plugin call added)."""
+        users = [m for m in bodies[-1].get("messages", []) if m.get("role") == "user"]
+        return briefs(users[-1]) if users else []
+
+    def test_after_compaction_the_brief_comes_again(self):
+        self.assertEqual(len(self.last_prompt_briefs(self.after_compact)), 1, [notes(b) for b in self.after_compact])
+
+    def test_after_a_gateway_restart_the_brief_is_not_sent_again(self):
+        self.assertTrue(self.after_restart)
+        self.assertEqual(self.last_prompt_briefs(self.after_restart), [])
+        self.assertTrue(self.last_prompt_briefs(self.third), "the session's first prompt had its brief")
 
     def test_the_resident_process_served_the_hooks(self):
         self.check_resident_served()
