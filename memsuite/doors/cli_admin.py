@@ -32,9 +32,8 @@ def cmd_add(args):
 def cmd_status(args):
     no_words(args)
     with embedding_store(args) as store:
-        info = status_result(store)
-    from .resident import resident_info
-    info["resident"] = resident_info()
+        from .resident import with_resident  # here: add and sync never need it
+        info = with_resident(status_result(store))
     if args.json:
         print_json(info)
         return 0

@@ -18,6 +18,7 @@ import io
 import os
 import select
 import signal
+import stat
 import sys
 import threading
 import time
@@ -103,15 +104,25 @@ def _kill(pid):
 
 def resident_info():
     """Whether a resident serves the hooks of this copy of the suite run by
-    this interpreter: {"state": "running", "off" or "none", "pid", "socket"}."""
+    this interpreter: {"state": "running", "off" or "none", "pid", "served",
+    "socket"} (from its pid file: asking it would open a socket)."""
     if os.environ.get("MEMORY_RESIDENT", "1") == "0":
         return {"state": "off", "pid": None, "served": None, "socket": None}
     from .hook_client import socket_path
     path = socket_path()
-    pid = served = None
-    if path and _answers(path):
-        pid, served = read_pid_file(pid_path(path))
-    return {"state": "running" if pid else "none", "pid": pid, "served": served, "socket": path}
+    pid, served = read_pid_file(pid_path(path)) if path else (None, None)
+    try:
+        running = pid is not None and stat.S_ISSOCK(os.stat(path).st_mode) and os.kill(pid, 0) is None
+    except OSError:
+        running = False
+    return {"state": "running" if running else "none", "pid": pid if running else None,
+            "served": served if running else None, "socket": path}
+
+
+def with_resident(info):
+    """A status report (app/status.py) with the resident's state added."""
+    info["resident"] = resident_info()
+    return info
 
 
 def read_pid_file(path):
