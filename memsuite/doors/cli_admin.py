@@ -85,7 +85,7 @@ def _resident_line(r):
     if r["state"] == "running":
         return "served by the resident process (pid %d, %d hooks so far)" % (r["pid"], r["served"])
     if r["state"] == "off":
-        return "each in a process of its own (MEMORY_RESIDENT=0)"
+        return "each in a process of its own (no resident process: MEMORY_RESIDENT=0, or a system without fork)"
     return "each in a process of its own until one starts the resident process"
 
 

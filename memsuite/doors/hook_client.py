@@ -27,7 +27,7 @@ def main(argv):
     """Run one hook event (argv after `hook`); 0, as the hook always returns."""
     argv = list(argv)
     data = _read_stdin()
-    if os.environ.get("MEMORY_RESIDENT", "1") != "0" and not set(argv) & {"-h", "--help"}:
+    if wanted() and not set(argv) & {"-h", "--help"}:
         path = socket_path()
         answer = ask_resident(path, argv, data) if path else None
         if answer is not None:
@@ -38,6 +38,12 @@ def main(argv):
         if path:
             start_resident(path)
     return run_here(argv, data)
+
+
+def wanted():
+    """A resident may serve the hooks: not turned off, and the system has
+    fork and Unix sockets (not Windows: there every hook runs alone)."""
+    return os.environ.get("MEMORY_RESIDENT", "1") != "0" and hasattr(os, "fork") and hasattr(os, "getuid")
 
 
 def _read_stdin():

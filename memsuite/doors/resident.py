@@ -24,7 +24,7 @@ import threading
 import time
 
 from ..base.fileio import write_bytes_atomic
-from .hook_client import PROTOCOL, private_folder
+from .hook_client import PROTOCOL, private_folder, socket_path, wanted
 
 IDLE_SECONDS = 600
 READ_TIMEOUT = 2.0    # a client that does not send its whole request in this long is dropped
@@ -106,9 +106,8 @@ def resident_info():
     """Whether a resident serves the hooks of this copy of the suite run by
     this interpreter: {"state": "running", "off" or "none", "pid", "served",
     "socket"} (from its pid file: asking it would open a socket)."""
-    if os.environ.get("MEMORY_RESIDENT", "1") == "0":
+    if not wanted():
         return {"state": "off", "pid": None, "served": None, "socket": None}
-    from .hook_client import socket_path
     path = socket_path()
     pid, served = read_pid_file(pid_path(path)) if path else (None, None)
     try:
