@@ -308,8 +308,14 @@ def run_hook(conn, argv, data):
 
 
 def _heartbeat(conn, done):
+    """A byte every HEARTBEAT while the hook runs.  When the client has given up
+    (it runs the hook itself now), this fork stops at once, so the hook is
+    not done twice over: its writes are atomic, and its locks go with it."""
     while not done.wait(HEARTBEAT):
-        conn.sendall(b".")
+        try:
+            conn.sendall(b".")
+        except OSError:
+            os._exit(0)
 
 
 def _answer(conn, code, out, err):
