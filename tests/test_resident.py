@@ -223,6 +223,59 @@ class FallBackTest(ResidentCase):
         self.assertEqual(self.sockets([os.path.join(self.run_dir, "memory-suite")]), [])
 
 
+class GivenUpTest(ResidentCase):
+    def children(self, pid):
+        """Its forks still running (a zombie has ended: the resident collects it later)."""
+        try:
+            with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+                kids = [int(n) for n in f.read().split()]
+        except OSError:
+            self.skipTest("no /proc children list here")
+        running = []
+        for kid in kids:
+            try:
+                with open("/proc/%d/stat" % kid) as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                        running.append(kid)
+            except OSError:
+                pass
+        return running
+
+    def test_a_fork_whose_client_gave_up_stops(self):
+        from memsuite.doors import hook_client
+        folder = self.folder("given-up")
+        pid = self.started(folder)
+        transcript = os.path.join(folder, "long.jsonl")
+        with open(transcript, "w", encoding="utf-8") as f:
+            for i in range(60000):  # a capture that takes a few seconds
+                f.write(json.dumps({"type": "user", "message": {"role": "user", "content":
+                                    "Remember that batch %d goes to bucket %d of the eu-west store." % (i, i)}}) + "\n")
+        event = {"hook_event_name": "PreCompact", "session_id": "gu", "transcript_path": transcript, "cwd": folder}
+        saved = dict(os.environ)
+        try:
+            os.environ.clear()
+            os.environ.update(self.env(folder))
+            request = hook_client.request_bytes([], json.dumps(event).encode())
+            path = self.sockets()[0]
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        before = set(self.children(pid))
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(path)
+        conn.sendall(request)
+        self.assertEqual(conn.recv(1), b"R")
+        working = [c for c in self.children(pid) if c in before]  # the spare that took it
+        self.assertTrue(working)
+        conn.close()  # as a client that ran out of patience does
+        for _ in range(100):
+            if not set(working) & set(self.children(pid)):
+                break
+            time.sleep(0.05)
+        else:
+            self.fail("the fork went on with nobody waiting")
+
+
 class MidTurnTest(ResidentCase):
     """A made-up resident on the socket the hook looks for: it takes the request,
     then dies or goes quiet; the hook's answer is then the cold path's."""

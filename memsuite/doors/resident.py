@@ -60,8 +60,8 @@ def serve(path):
                 _note_served(path, served)
             elif time.monotonic() - last > IDLE_SECONDS or not _still_mine(path, mine) or code_stamp() != stamp:
                 return
-            if spare is not None and spare in _reap():
-                spare = None  # it died waiting: fork another
+            if spare in _reap():  # forks that ended are collected, none left a zombie
+                spare = None  # the spare died waiting: fork another
     finally:
         if _still_mine(path, mine):
             _remove(path)
