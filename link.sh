@@ -14,13 +14,16 @@
 # (a skill folder symlinked into a workspace still finds that workspace).
 # memsuite/python.sh picks the interpreter (MEMORY_PYTHON, else python3, or the
 # one behind a version manager's shim).
-MEMORY_INSTALL_DIR=$(cd "$(dirname "$0")" && pwd) && export MEMORY_INSTALL_DIR
+case $0 in */*) here=${0%/*} here=${here:-/} ;; *) here=. ;; esac  # dirname, without running it: hooks pay for each process
+MEMORY_INSTALL_DIR=$(cd "$here" && pwd) && export MEMORY_INSTALL_DIR
 self=$0
 while [ -L "$self" ]; do
     link=$(readlink "$self")
-    case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
+    case $self in */*) here=${self%/*} ;; *) here=. ;; esac
+    case $link in /*) self=$link ;; *) self=$here/$link ;; esac
 done
-DIR=$(cd "$(dirname "$self")" && pwd -P) || exit 1
+case $self in */*) here=${self%/*} here=${here:-/} ;; *) here=. ;; esac
+DIR=$(cd "$here" && pwd -P) || exit 1
 . "$DIR/memsuite/python.sh"
 exec "$PY" -S -c 'import gc, os, sys; d = sys.path[0] = sys.argv.pop(1)
 if sys.dont_write_bytecode or not os.access(d, os.W_OK):

@@ -48,6 +48,10 @@ __getattr__ = front_door(globals(), _HOMES, _MODULES)
 
 def main(argv=None):
     """The command line (search.sh, reindex.sh): exit code 0, 1 (runtime error) or 2 (usage)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["hook"]:  # agents' hooks: through the resident process when there is one
+        from memsuite.doors.hook_client import main as hook
+        return hook(argv[1:])
     from memsuite.doors.cli_search import main as run
     return run(argv)
 

@@ -14,8 +14,10 @@ capture  12 transcripts written for this benchmark (Claude Code and OpenClaw
          and noise absent from the whole memory folder, duplicate blocks.
 cost     whole-process hook calls beside a cold search at 5 MB (bench/corpus.py
          builds the folder); PreCompact on a 10 MB transcript.
+resident a one-turn session's hooks cold and through the resident process,
+         interleaved; the prompt hook with the resident stopped or killed.
 
-Usage: python3 bench/hooks.py [--parts recall,capture,cost] [--data DIR] [--runs 7] [--before DIR]
+Usage: python3 bench/hooks.py [--parts recall,capture,cost,resident] [--data DIR] [--runs 7] [--before DIR]
 Timings use MEMORY_PYTHON (default /usr/bin/python3).
 """
 import argparse
@@ -420,6 +422,66 @@ def run_cost(env, runs, data, before=None):
     print()
 
 
+def run_resident(env, runs, data):
+    """Each hook of a one-turn session run cold (MEMORY_RESIDENT=0) and through
+    the resident (doors/resident.py), interleaved, at 5 MB; then the prompt hook
+    with the resident stopped (SIGSTOP: it takes nothing) and killed."""
+    import signal
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = os.path.join(tmp, "mem")
+        corpus.generate(folder, 5, data)
+        run_dir = os.path.join(tmp, "run")
+        os.makedirs(run_dir, mode=0o700)
+        env = dict(env, XDG_RUNTIME_DIR=run_dir)
+        subprocess.run([SEARCH, "sync", "--dir", folder], stdout=subprocess.DEVNULL, env=env, timeout=600)
+        events = (("SessionStart", {"source": "startup"}, []), ("UserPromptSubmit", {"prompt": QUERIES[0]}, []),
+                  ("SessionEnd", {"reason": "other"}, ["--detach"]))
+        times = {}
+
+        def hook(mode, name, fields, args, session):
+            payload = dict(fields, hook_event_name=name, session_id=session, transcript_path="", cwd="/w")
+            t = timed([SEARCH, "hook", "--dir", folder] + args, dict(env, MEMORY_RESIDENT=mode),
+                      json.dumps(payload).encode())
+            times.setdefault((name, mode), []).append(t)
+        hook("1", "UserPromptSubmit", {"prompt": "start it"}, [], "starter")
+        time.sleep(2)
+        for r in range(runs):
+            for mode in ("0", "1") if r % 2 else ("1", "0"):
+                for name, fields, args in events:
+                    hook(mode, name, fields, args, "r%s-%d" % (mode, r))
+        pid_files = [os.path.join(d, n) for d, _, ns in os.walk(run_dir) for n in ns if n.endswith(".pid")]
+        pid = int(open(pid_files[0]).read()) if pid_files else None
+        for label, sig in (("stopped", signal.SIGSTOP), ("killed", signal.SIGKILL)):
+            if pid is None:
+                break
+            os.killpg(os.getpgid(pid), sig)
+            time.sleep(0.2)
+            for r in range(runs):  # the stopped or dead one, beside no resident at all
+                hook("1", "UserPromptSubmit", {"prompt": QUERIES[1]}, [], "%s-%d" % (label, r))
+                times.setdefault(label, []).append(times[("UserPromptSubmit", "1")].pop())
+                hook("0", "UserPromptSubmit", {"prompt": QUERIES[1]}, [], "%s-cold-%d" % (label, r))
+                times.setdefault(label + " cold", []).append(times[("UserPromptSubmit", "0")].pop())
+            if sig == signal.SIGSTOP:
+                os.killpg(os.getpgid(pid), signal.SIGKILL)
+                os.killpg(os.getpgid(pid), signal.SIGCONT)
+    med = {k: statistics.median(v) * 1000 for k, v in times.items()}
+    print("### The resident process (%s, 5 MB folder, %d runs, medians)\n" % (env.get("MEMORY_PYTHON"), runs))
+    print("| hook | cold | resident | resident / cold |")
+    print("|---|---:|---:|---:|")
+    total = [0.0, 0.0]
+    for name, _, _ in events:
+        cold, warm = med[(name, "0")], med[(name, "1")]
+        total[0] += cold
+        total[1] += warm
+        print("| %s | %.0f ms | %.0f ms | %.2f |" % (name, cold, warm, warm / cold))
+    print("| a one-turn session's three hooks | %.0f ms | %.0f ms | %.2f |" % (total[0], total[1], total[1] / total[0]))
+    for label in ("stopped", "killed"):
+        if label in med:
+            print("| UserPromptSubmit, the resident %s | %.0f ms | %.0f ms | +%.0f ms |" % (
+                label, med[label + " cold"], med[label], med[label] - med[label + " cold"]))
+    print()
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--parts", default="recall,capture,cost")
@@ -437,6 +499,8 @@ def main(argv=None):
         run_capture(env)
     if "cost" in parts:
         run_cost(env, args.runs, args.data, args.before)
+    if "resident" in parts:
+        run_resident(env, args.runs, args.data)
     return 0
 
 

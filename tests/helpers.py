@@ -19,6 +19,7 @@ def clean_env(**extra):
            if not k.startswith("MEMORY_") and k not in ("NO_COLOR", "XDG_CACHE_HOME")}
     env["NO_COLOR"] = "1"
     env["MEMORY_PYTHON"] = PYTHON
+    env["MEMORY_RESIDENT"] = "0"  # each hook in its own process, as the cold path; test_resident.py tests the other
     env.update(extra)
     return env
 

@@ -671,7 +671,8 @@ class OpenClawPluginTest(HookCase):
     SCRIPT = ("const m = await import(process.argv[1]); const [config, calls] = JSON.parse(process.argv[2]);"
               "const p = m.createPlugin(config); const out = [];"
               "for (const [name, event, ctx] of calls) out.push(name === 'prompt' ? await p.beforePrompt(event, ctx)"
-              " : await p.capture(event, ctx, name)); console.log(JSON.stringify(out));")
+              " : name === 'compaction' ? p.compacted(ctx) : await p.capture(event, ctx, name));"
+              " console.log(JSON.stringify(out));")
 
     def run_plugin(self, config, calls):
         index = os.path.join(ROOT, "integrations", "openclaw", "memory-suite-plugin", "index.js")
@@ -699,6 +700,35 @@ class OpenClawPluginTest(HookCase):
         self.assertTrue(f.endswith("-session-oc-9.md"), f)
         with open(f, encoding="utf-8") as fh:
             self.assertIn("shed 3", fh.read())
+
+    def brief_lines(self, out):
+        text = (out or {}).get("prependContext", "")
+        return [l for l in text.split("\n") if l.startswith("- ")] if "Long-term" in text else []
+
+    @unittest.skipUnless(_node(), "node >= 18 is not installed")
+    def test_a_gateway_restart_does_not_send_the_brief_again(self):
+        ctx = {"sessionId": "oc-restart", "workspaceDir": self.dir}
+        config = {"search": SEARCH, "memoryDir": self.dir}
+        ask = ["prompt", {"prompt": "What did I plan for the weekend?"}, ctx]
+        [first] = self.run_plugin(config, [ask])
+        self.assertTrue(self.brief_lines(first), first)
+        [again] = self.run_plugin(config, [ask])  # a new process: the gateway restarted
+        self.assertFalse(self.brief_lines(again), again)
+        [other] = self.run_plugin(config, [["prompt", ask[1], dict(ctx, sessionId="oc-new")]])
+        self.assertTrue(self.brief_lines(other), other)  # a new session still gets it
+
+    @unittest.skipUnless(_node(), "node >= 18 is not installed")
+    def test_after_a_compaction_or_a_reset_the_brief_comes_again(self):
+        ctx = {"sessionId": "oc-compact", "workspaceDir": self.dir}
+        ask = ["prompt", {"prompt": "What did I plan for the weekend?"}, ctx]
+        messages = [{"role": "user", "content": [{"type": "text", "text": "Remember that the kayak is in shed 3."}]}]
+        out = self.run_plugin({"search": SEARCH, "memoryDir": self.dir}, [
+            ask, ask, ["compaction", {}, ctx], ask, ["SessionEnd", {"messages": messages}, ctx], ask])
+        first, second, _, compacted, _, reset = out
+        self.assertTrue(self.brief_lines(first))
+        self.assertFalse(self.brief_lines(second))
+        self.assertTrue(self.brief_lines(compacted), compacted)
+        self.assertTrue(self.brief_lines(reset), reset)
 
     @unittest.skipUnless(_node(), "node >= 18 is not installed")
     def test_fails_open(self):

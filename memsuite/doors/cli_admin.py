@@ -32,7 +32,8 @@ def cmd_add(args):
 def cmd_status(args):
     no_words(args)
     with embedding_store(args) as store:
-        info = status_result(store)
+        from .resident import with_resident  # here: add and sync never need it
+        info = with_resident(status_result(store))
     if args.json:
         print_json(info)
         return 0
@@ -51,6 +52,7 @@ def cmd_status(args):
                 else "not running" if not watcher["alive"] else "not heard from since %s" % time.strftime(
                     "%H:%M:%S", time.localtime(watcher["checked"])))),
             ("python", _python_line(info["python"])),
+            ("hooks", _resident_line(info["resident"])),
             ("embedding", _embedding_line(info["embedding"])),
             ("stale files", ", ".join(info["stale_files"]) or "none"),
             ("problem files", "none" if not info["problem_files"] else "")]
@@ -77,6 +79,14 @@ def _python_line(p):
     return "%s %s, starts in %s, a query costs %s%s" % (
         p["executable"], p["version"], ms(p["startup_ms"]), ms(p["query_ms"]),
         "" if p["timed"] == p["executable"] else " (as the wrappers run it: %s)" % p["timed"])
+
+
+def _resident_line(r):
+    if r["state"] == "running":
+        return "served by the resident process (pid %d, %d hooks so far)" % (r["pid"], r["served"])
+    if r["state"] == "off":
+        return "each in a process of its own (no resident process: MEMORY_RESIDENT=0, or a system without fork)"
+    return "each in a process of its own until one starts the resident process"
 
 
 def _embedding_line(e):

@@ -31,6 +31,7 @@ import sys
 import time
 
 from ..app.commands import run_search, search_request
+from ..base.detach import detach
 from ..base.fileio import FileLock
 from ..files.notes import append_memory
 from .hook_state import (Hook, captures, held, hold, log_line, look, note_pending, positive_int, prune,
@@ -146,31 +147,6 @@ def main(argv=None):
 # Events whose output no client reads, so their work can go on after the hook
 # returns (PreCompact stays: the compaction's SessionStart reads its checkpoint)
 DETACHABLE = ("SessionEnd", "Stop")
-
-
-def detach():
-    """Go on in a grandchild in a session of its own, stdio on /dev/null,
-    while the hook's own process returns at once (a client waits for it and
-    for its stdout to close: Codex gives SessionEnd 3 s).  True in the
-    grandchild, False in the hook's process, None where there is no fork
-    (then the work is done here)."""
-    if not hasattr(os, "fork"):
-        return None
-    sys.stdout.flush()
-    pid = os.fork()
-    if pid:
-        os.waitpid(pid, 0)  # the first child exits at once: no zombie is left
-        return False
-    try:
-        os.setsid()
-        if os.fork():
-            os._exit(0)
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
-    except OSError:
-        os._exit(0)
-    return True
 
 
 def _log_in_cache(message):

@@ -207,7 +207,8 @@ class McpServer:
         return context_result(self.store, a["query"], a.get("budget"))[1]
 
     def _memory_status(self, a):
-        return status_result(self.store)
+        from .resident import with_resident
+        return with_resident(status_result(self.store))
 
 
 def _valid_id(ident):

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -20,6 +21,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 STUBS = os.path.join(HERE, "stubs")
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
 SEARCH = os.path.join(ROOT, "search.sh")
 ENABLED = os.environ.get("MEMORY_E2E") == "1"
 PREFIX = os.environ.get("MEMORY_E2E_PREFIX") or os.path.join(tempfile.gettempdir(), "memory-e2e-clients")
@@ -166,6 +169,9 @@ class ClientCase(unittest.TestCase):
         cls.env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "ANTHROPIC_", "OPENAI_",
                                                                              "CODEX_", "OPENCLAW_", "CLAUDE"))}
         cls.env.update(HOME=cls.home, MEMORY_PYTHON=PYTHON, DO_NOT_TRACK="1")
+        cls.run_dir = os.path.join(cls.world, "run")  # the resident process's socket: gone with the world
+        os.makedirs(cls.run_dir, mode=0o700)
+        cls.env["XDG_RUNTIME_DIR"] = cls.run_dir
         try:
             cls.prepare()
         except Exception:
@@ -180,10 +186,28 @@ class ClientCase(unittest.TestCase):
     def tearDownClass(cls):
         cls.stop_client()
         cls.stub.stop()
+        for pid, _ in cls.residents():
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
         if os.environ.get("MEMORY_E2E_KEEP"):
             sys.stderr.write("\n%s kept: %s\n" % (cls.client, cls.world))
         else:
             shutil.rmtree(cls.world, ignore_errors=True)
+
+    @classmethod
+    def residents(cls):
+        """[(pid, hooks served)] of the resident processes the hooks started (doors/resident.py)."""
+        from memsuite.doors.resident import read_pid_file
+        folder = os.path.join(cls.run_dir, "memory-suite")
+        names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+        return [read_pid_file(os.path.join(folder, n)) for n in names if n.endswith(".sock.pid")]
+
+    def check_resident_served(self):
+        """The hooks started a resident process, and it served later hooks."""
+        served = [n for _, n in self.residents() if n]
+        self.assertTrue(served and max(served) >= 2, self.residents())
 
     @classmethod
     def stop_client(cls):

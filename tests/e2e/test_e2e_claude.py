@@ -73,6 +73,9 @@ class ClaudeCodeTest(ClientCase):
     def claude(cls, *args):
         return cls.run_client([CLAUDE] + list(args))[0]
 
+    def test_the_resident_process_served_the_hooks(self):
+        self.check_resident_served()
+
     def test_installed_from_the_marketplace(self):
         self.assertIn("memory-suite@memory-suite", self.installed)
         self.assertIn("enabled", self.installed)

@@ -128,6 +128,9 @@ class CodexTest(ClientCase):
     def test_untrusted_hooks_do_not_run(self):
         self.assertEqual(sum(len(notes(b)) for b in self.untrusted_bodies), 0)
 
+    def test_the_resident_process_served_the_hooks(self):
+        self.check_resident_served()
+
     def test_brief_and_recall_in_the_request(self):
         body = self.first[-1]
         self.assertEqual(len(briefs(body)), 1, notes(body))

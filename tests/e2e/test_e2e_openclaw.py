@@ -17,6 +17,9 @@ from clients import (BADGE, PIANO, ROOT, SECRET_PROMPT, ClientCase, briefs, free
 OPENCLAW = tool("oc", "node_modules", ".bin", "openclaw")
 NODE_BIN = os.path.dirname(tool("node24", "node_modules", ".bin", "node") or "/nonexistent/node")
 PLUGIN = os.path.join(ROOT, "integrations", "openclaw", "memory-suite-plugin")
+THIRD_PROMPT = "What's my badge number now? 我女儿的钢琴课是什么时候？"
+COMPACTED_PROMPT = "And what is my dentist's name?"
+RESTARTED_PROMPT = "Anything else about the piano lessons?"
 OPENCLAW_MARKERS = ["Sender", "untrusted metadata", "message_id", "Summary", "<", "```",
                     "A new session was started"]
 
@@ -73,11 +76,23 @@ class OpenClawTest(ClientCase):
         for p in procs:
             p.wait(300)
         m = cls.stub.mark()
-        cls.turn("e2e-5", "What's my badge number now? 我女儿的钢琴课是什么时候？")
+        cls.turn("e2e-5", THIRD_PROMPT)
         cls.third = cls.stub.bodies(m)
         m = cls.stub.mark()
         cls.turn("e2e-6", "What's my badge number now? RUN-SKILL")
         cls.skill = cls.stub.bodies(m)
+        # a compaction empties the context: the brief comes again with the next prompt
+        cls.turn("e2e-7", "Where did I put the winter tyres?")
+        cls.oc("sessions", "compact", "agent:main:e2e-7", "--json")
+        m = cls.stub.mark()
+        cls.turn("e2e-7", COMPACTED_PROMPT)
+        cls.after_compact = cls.stub.bodies(m)
+        # a gateway restart does not: the session's first prompt after it gets no brief again
+        cls.stop_client()
+        cls.start_gateway()
+        m = cls.stub.mark()
+        cls.turn("e2e-5", RESTARTED_PROMPT)
+        cls.after_restart = cls.stub.bodies(m)
 
     @classmethod
     def oc(cls, *args):
@@ -116,6 +131,27 @@ class OpenClawTest(ClientCase):
     def test_the_hook_and_the_plugin_are_loaded(self):
         self.assertRegex(self.hooks, r"ready.*memory-suite|memory-suite.*ready")
         self.assertIn("memory-suite", self.plugins)
+
+    @staticmethod
+    def briefs_with(bodies, prompt):
+        """The briefs the plugin put before this prompt (prependContext: in the prompt's own text)."""
+        return [b for s in strings(bodies[-1]) if prompt in s for b in briefs(s)]
+
+    def test_after_compaction_the_brief_comes_again(self):
+        self.assertEqual(len(self.briefs_with(self.after_compact, COMPACTED_PROMPT)), 1,
+                         [notes(b) for b in self.after_compact])
+
+    def test_after_a_gateway_restart_the_brief_is_not_sent_again(self):
+        """The session's first prompt after a restart gets at most what changed
+        since its brief (as a resume does), none of the lines it was sent."""
+        lines = lambda briefs: {l for b in briefs for l in b.split("\n") if l.startswith("- ")}  # noqa: E731
+        first = lines(self.briefs_with(self.third, THIRD_PROMPT))
+        self.assertTrue(first, "the session's first prompt had its brief")
+        again = lines(self.briefs_with(self.after_restart, RESTARTED_PROMPT))
+        self.assertFalse(first & again, first & again)
+
+    def test_the_resident_process_served_the_hooks(self):
+        self.check_resident_served()
 
     def test_brief_and_recall_in_the_request(self):
         body = self.first[-1]

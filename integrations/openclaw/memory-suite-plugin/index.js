@@ -57,7 +57,13 @@ function contextOf(stdout) {
 }
 
 export function createPlugin(config = {}) {
-  const briefed = new Set();  // sessions that had their brief (the gateway is one long-lived process)
+  // Sessions this gateway process has briefed, and the SessionStart source the next prompt of a
+  // session sends when its context was emptied since: "compact" after a compaction, "clear" after
+  // /new or /reset.  A session not seen yet sends "resume": the suite's own session state (beside
+  // the index, so it outlives a gateway restart) says what it was sent, and it gets only the rest
+  // (all of the brief, for a new session).
+  const briefed = new Set();
+  const emptied = new Map();
   const where = (ctx) => {
     const workspace = ctx?.workspaceDir;
     return { workspace, search: findSearch(config, workspace), args: dirArgs(config, workspace) };
@@ -71,10 +77,12 @@ export function createPlugin(config = {}) {
       if (!search || typeof prompt !== "string") return undefined;
       const base = { session_id: session(ctx), cwd: workspace || process.cwd() };
       const parts = [];
-      if (!briefed.has(base.session_id)) {
+      if (!briefed.has(base.session_id) || emptied.has(base.session_id)) {
+        const source = emptied.get(base.session_id) || "resume";
         briefed.add(base.session_id);
+        emptied.delete(base.session_id);
         parts.push(contextOf(await runHook(search, ["session-start", ...args],
-          { ...base, hook_event_name: "SessionStart", source: "startup" }, RECALL_MS)));
+          { ...base, hook_event_name: "SessionStart", source }, RECALL_MS)));
       }
       parts.push(contextOf(await runHook(search, ["prompt", ...args],
         { ...base, hook_event_name: "UserPromptSubmit", prompt }, RECALL_MS)));
@@ -90,11 +98,18 @@ export function createPlugin(config = {}) {
       const { workspace, search, args } = where(ctx);
       const messages = event?.messages;
       if (!search || !Array.isArray(messages) || messages.length === 0) return;
-      await runHook(search, [...(name === "Stop" ? ["--stop"] : []), ...args],
+      if (name === "SessionEnd") emptied.set(session(ctx), "clear");
+      // after each turn: captured in a detached process, so the turn does not wait for it
+      await runHook(search, [...(name === "Stop" ? ["--stop", "--detach"] : []), ...args],
         { hook_event_name: name, session_id: session(ctx), cwd: workspace || process.cwd(), messages }, CAPTURE_MS);
     } catch {
       // fail open: the suite's hooks.log has the details
     }
+  }
+
+  // a compaction drops the notes from the context: the next prompt brings the brief again
+  function compacted(ctx) {
+    emptied.set(session(ctx), "compact");
   }
 
   return {
@@ -105,9 +120,11 @@ export function createPlugin(config = {}) {
       api.on("before_prompt_build", beforePrompt);
       api.on("agent_end", (event, ctx) => capture(event, ctx, "Stop"));
       api.on("before_reset", (event, ctx) => capture(event, ctx, "SessionEnd"));
+      api.on("before_compaction", (event, ctx) => compacted(ctx));
     },
     beforePrompt,
     capture,
+    compacted,
   };
 }
 
