@@ -1,16 +1,19 @@
-"""The index's state, as `search.sh status --json` and the MCP memory_status tool give it."""
+"""The index's state, as `search.sh status --json` and the MCP memory_status
+tool give it, and the problems `search.sh doctor` lists with their fixes."""
 import os
 import sys
 import time
 
-from ..files.sources import encoding_fix, is_session
+from .clients import install_problems
+from ..files.sources import NO_MEMORY_FOLDER, encoding_fix, is_session
 from ..search.embeddings import embed_status
 from ..text.markdown import unclosed_private
 
 
-def status_report(store):
+def status_report(store, ask_codex=False):
     """The index's state after a refresh, as `status --json` and the MCP
-    memory_status tool give it."""
+    memory_status tool give it (with ask_codex, Codex itself says which of
+    the suite's hooks it trusts)."""
     fresh = store.refresh()
     info = store.status()
     info["stale"] = fresh.stale or bool(info["stale_files"])
@@ -19,12 +22,27 @@ def status_report(store):
     info["watcher"] = store.heartbeat.watcher()
     info["python"] = interpreter_info(store)
     info["unclosed_private"] = unclosed_private_blocks(store)
+    info["install_problems"] = install_problems(ask_codex)
     for problem in info["problem_files"]:  # a note in another encoding: which, and how to convert it
         fix = None if is_session(problem["path"]) else encoding_fix(
             os.path.join(store.root, problem["path"]), problem["issue"])
         if fix:
             problem["fix"] = fix
     return info
+
+
+def doctor_problems(store):
+    """Every problem found, one line each naming its fix: no memory folder
+    (store None), the clients' install (Codex asked which hooks it trusts),
+    files the index skipped, <private> blocks never closed."""
+    if store is None:
+        return [NO_MEMORY_FOLDER] + install_problems(ask_codex=True)
+    info = status_report(store, ask_codex=True)
+    return (info["install_problems"]
+            + ["%s is not indexed (%s)%s" % (p["path"], p["issue"], ": " + p["fix"] if p.get("fix") else "")
+               for p in info["problem_files"]]
+            + ["%s: <private> at line %d is never closed: close it, or everything after it stays hidden from search"
+               % (p["path"], p["line"]) for p in info["unclosed_private"]])
 
 
 def unclosed_private_blocks(store):

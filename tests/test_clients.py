@@ -1,0 +1,202 @@
+"""Reading the agent clients' install state (memsuite/app/clients.py) from
+made-up client files: Codex's hooks.json and config.toml (trust), Claude
+Code's installed plugins and marketplaces; and what `search.sh status` and
+`doctor` say of them."""
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+import unittest
+
+from helpers import PYTHON, ROOT, TempMemory, clean_env
+
+from memsuite.app import clients
+
+SEARCH = os.path.join(ROOT, "search.sh")
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd")
+
+
+class HookTrustReaderTest(unittest.TestCase):
+    def test_tables_inline_tables_and_both_string_kinds(self):
+        text = ('model = "x"\n[hooks.state]\n\n'
+                '[hooks.state."/h/.codex/hooks.json:stop:0:0"]\ntrusted_hash = "sha256:aa"  # a comment\n\n'
+                "[ hooks.state.'/h/a \"b\"/hooks.json:session_end:0:1' ]\ntrusted_hash='sha256:bb'\n"
+                '[other]\ntrusted_hash = "sha256:not-a-hook"\n'
+                '[hooks.state]\n"C:\\\\h\\\\hooks.json:pre_compact:1:0" = { enabled = true, trusted_hash = "sha256:cc" }\n')
+        self.assertEqual(clients.hook_trust(text), {"/h/.codex/hooks.json:stop:0:0": "sha256:aa",
+                                                    '/h/a "b"/hooks.json:session_end:0:1': "sha256:bb",
+                                                    "C:\\h\\hooks.json:pre_compact:1:0": "sha256:cc"})
+
+    def test_malformed_text_is_read_as_far_as_it_goes(self):
+        for text in ('[hooks.state."unterminated]\ntrusted_hash = "x"\n', "\x00\xff[[[\n= = =\n",
+                     '[hooks.state."k"]\ntrusted_hash = \n', '[hooks.state."k"]\ntrusted_hash = "bad \\q escape"\n'):
+            trust = clients.hook_trust(text)
+            self.assertIsInstance(trust, dict)
+        self.assertEqual(clients.hook_trust('[hooks.state."k"]\ntrusted_hash = \n'), {})
+
+    def test_event_names_as_codex_keys_them(self):
+        self.assertEqual([clients.snake_case(e) for e in EVENTS],
+                         ["session_start", "user_prompt_submit", "pre_compact", "stop", "session_end"])
+
+
+class ClientFiles(TempMemory):
+    """A HOME of its own, with the client files a test writes."""
+
+    def setUp(self):
+        super().setUp()
+        self.home = os.path.join(self.tmp, "home")
+        self.codex_dir = os.path.join(self.home, ".codex")
+        os.makedirs(self.codex_dir)
+        self.write("MEMORY.md", "# Memory\n- The deploy key lives in the vault.\n")
+        self.path = os.environ.get("PATH", "")
+
+    def run_suite(self, *args):
+        p = subprocess.run([SEARCH] + list(args) + ["--dir", self.dir], capture_output=True, cwd=self.tmp,
+                           env=clean_env(HOME=self.home, XDG_CACHE_HOME=os.path.join(self.tmp, "cache"),
+                                         PATH=self.path), timeout=120)
+        self.assertNotIn(b"Traceback", p.stderr)
+        return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+    def install_codex_hooks(self):
+        with open(os.path.join(ROOT, "integrations", "codex", "hooks.json"), encoding="utf-8") as f:
+            text = f.read().replace("/path/to/memory-suite", ROOT).replace("/path/to/memory", self.dir)
+        self.hooks_file = os.path.join(self.codex_dir, "hooks.json")
+        with open(self.hooks_file, "w", encoding="utf-8") as f:
+            f.write(text)
+        return json.loads(text)["hooks"]
+
+    def write_config(self, text):
+        with open(os.path.join(self.codex_dir, "config.toml"), "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write('model = "stub-model"\n\n' + text)
+
+    def trust_all(self, hooks):
+        self.write_config("".join('[hooks.state."%s:%s:0:0"]\ntrusted_hash = "sha256:%02d"\n\n'
+                                  % (self.hooks_file, clients.snake_case(e), n) for n, e in enumerate(hooks)))
+
+
+class CodexTrustTest(ClientFiles):
+    def test_installed_but_never_trusted(self):
+        self.install_codex_hooks()
+        self.write_config("[model_providers.stub]\nname = \"x\"\n")
+        code, out, _ = self.run_suite("status")
+        self.assertEqual(code, 0)
+        [line] = [l for l in out.splitlines() if "Codex" in l]
+        self.assertIn("not trusted (5 of 5 in %s)" % self.hooks_file, line)
+        self.assertIn("/hooks, then t", line)
+        code, out, _ = self.run_suite("doctor")
+        self.assertEqual(code, 1)
+        self.assertIn("Codex hooks for this suite are not trusted", out)
+        code, out, _ = self.run_suite("status", "--json")
+        self.assertEqual(len(json.loads(out)["install_problems"]), 1)
+
+    def test_trusted_hooks_say_nothing(self):
+        self.trust_all(self.install_codex_hooks())
+        code, out, _ = self.run_suite("doctor")
+        self.assertEqual((code, out), (0, "no problems found\n"))
+
+    def test_one_hook_left_untrusted_is_counted(self):
+        hooks = self.install_codex_hooks()
+        self.trust_all([e for e in hooks if e != "Stop"])
+        _, out, _ = self.run_suite("status")
+        self.assertIn("not trusted (1 of 5", out)
+
+    def test_a_malformed_config_toml_is_no_traceback(self):
+        self.install_codex_hooks()
+        for text in ('[hooks.state."unterminated\ntrusted_hash = \n[[[\n', "\udcff\udcfe = \x00 [hooks"):
+            self.write_config(text)
+            code, out, err = self.run_suite("status")
+            self.assertEqual(code, 0, err)
+            self.assertIn("Codex hooks for this suite are not trusted", out)
+
+    def test_hooks_of_others_only_and_no_hooks_file(self):
+        self.run_suite("status")
+        with open(os.path.join(self.codex_dir, "hooks.json"), "w") as f:
+            json.dump({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}, f)
+        _, out, _ = self.run_suite("status")
+        self.assertNotIn("warning: Codex", out)
+
+    def test_a_broken_hooks_json_holding_ours(self):
+        self.install_codex_hooks()
+        with open(self.hooks_file, "a") as f:
+            f.write("}")
+        _, out, _ = self.run_suite("status")
+        self.assertIn("Codex cannot read %s (not valid JSON)" % self.hooks_file, out)
+
+    def fake_codex(self, answer):
+        """A `codex` on the PATH whose app server gives `answer` to hooks/list."""
+        folder = os.path.join(self.tmp, "bin")
+        os.makedirs(folder)
+        script = os.path.join(folder, "codex")
+        with open(script, "w") as f:
+            f.write("#!%s\nimport json, sys, time\nfor line in sys.stdin:\n    m = json.loads(line)\n"
+                    "    if m.get('method') == 'hooks/list':\n        answer = %r\n"
+                    "        if answer == 'hang':\n            time.sleep(60)\n"
+                    "        print(json.dumps({'id': m['id'], 'result': {'data': [{'hooks': answer}]}}), flush=True)\n"
+                    % (PYTHON, answer))
+        os.chmod(script, os.stat(script).st_mode | stat.S_IXUSR)
+        self.path = folder + os.pathsep + self.path
+        return folder
+
+    def test_doctor_asks_codex_which_hooks_changed_since_trusted(self):
+        hooks = self.install_codex_hooks()
+        self.trust_all(hooks)
+        self.fake_codex([{"key": "%s:%s:0:0" % (self.hooks_file, clients.snake_case(e)),
+                          "trustStatus": "modified" if e == "Stop" else "trusted"} for e in hooks])
+        _, out, _ = self.run_suite("status")  # the files alone cannot tell
+        self.assertNotIn("warning: Codex", out)
+        code, out, _ = self.run_suite("doctor")
+        self.assertEqual(code, 1)
+        self.assertIn("changed since you trusted them (1 of 5", out)
+
+    def test_a_hung_codex_is_not_waited_for(self):
+        folder = self.fake_codex("hang")
+        old = os.environ["PATH"]
+        os.environ["PATH"] = folder + os.pathsep + old
+        self.addCleanup(os.environ.__setitem__, "PATH", old)
+        started = time.time()
+        self.assertIsNone(clients.ask_codex_trust(timeout=1))
+        self.assertLess(time.time() - started, 30)
+
+
+class ClaudeMarketplaceTest(ClientFiles):
+    def install_plugin(self, market_path):
+        folder = os.path.join(self.home, ".claude", "plugins")
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "known_marketplaces.json"), "w") as f:
+            json.dump({"memory-suite": {"source": {"source": "directory", "path": market_path},
+                                        "installLocation": market_path}}, f)
+        with open(os.path.join(folder, "installed_plugins.json"), "w") as f:
+            json.dump({"version": 2, "plugins": {"memory-suite@memory-suite": [
+                {"scope": "user", "installPath": os.path.join(folder, "cache", "memory-suite", "memory-suite", "1"),
+                 "version": "1"}]}}, f)
+        return folder
+
+    def test_a_moved_checkout_names_the_command_that_fixes_it(self):
+        gone = os.path.join(self.tmp, "old-checkout")
+        self.install_plugin(gone)
+        code, out, _ = self.run_suite("doctor")
+        self.assertEqual(code, 1)
+        [line] = out.splitlines()
+        self.assertIn("Claude Code cannot load the plugin memory-suite@memory-suite", line)
+        self.assertIn(gone, line)
+        self.assertIn("`claude plugin marketplace add %s`" % ROOT, line)  # this checkout, where it is now
+        _, out, _ = self.run_suite("status")
+        self.assertIn("warning: Claude Code cannot load", out)
+
+    def test_a_checkout_in_place_says_nothing(self):
+        self.install_plugin(ROOT)
+        self.assertEqual(self.run_suite("doctor")[:2], (0, "no problems found\n"))
+
+    def test_malformed_client_files(self):
+        folder = self.install_plugin(os.path.join(self.tmp, "gone"))
+        for name, text in (("known_marketplaces.json", "[1, 2"), ("installed_plugins.json", '{"plugins": [1]}')):
+            with open(os.path.join(folder, name), "w") as f:
+                f.write(text)
+            code, _, err = self.run_suite("status")
+            self.assertEqual(code, 0, err)
+
+
+if __name__ == "__main__":
+    unittest.main()
