@@ -198,5 +198,21 @@ class ClaudeMarketplaceTest(ClientFiles):
             self.assertEqual(code, 0, err)
 
 
+
+class DoctorTest(ClientFiles):
+    def test_the_folder_s_problems_too_each_with_its_fix(self):
+        self.write("memory/2026-05-01.md", "# Day\n<private>\nthe door code\n")
+        self.write("memory/gbk.md", "测试中文内容，这是一个测试文件\n".encode("gb18030"))
+        code, out, _ = self.run_suite("doctor")
+        self.assertEqual(code, 1)
+        lines = out.splitlines()
+        self.assertEqual(len(lines), 2, out)
+        self.assertIn("memory/2026-05-01.md: <private> at line 2 is never closed", out)
+        self.assertIn("memory/gbk.md is not indexed", out)
+        self.assertIn("iconv -f GB18030", out)
+        code, out, _ = self.run_suite("doctor", "--json")
+        self.assertEqual(len(json.loads(out)["problems"]), 2)
+
+
 if __name__ == "__main__":
     unittest.main()

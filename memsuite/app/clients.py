@@ -99,29 +99,27 @@ def hook_trust(text):
 
 
 def read_codex_trust():
-    try:
-        with open(os.path.join(codex_home(), "config.toml"), "rb") as f:
-            return hook_trust(f.read().decode("utf-8", "replace"))
-    except OSError:
-        return {}
+    return hook_trust(_read(os.path.join(codex_home(), "config.toml")))
 
 
 def codex_problems(ask_codex=False):
-    problems = []
-    trusted = read_codex_trust()
-    asked = ask_codex_trust() if ask_codex else None
+    problems, ours = [], {}
     for path in codex_hook_files():
         keys = our_codex_hooks(path)
-        if keys is None:
-            if OUR_HOOK.search(_read(path)):
-                problems.append("Codex cannot read %s (not valid JSON), so it runs none of this suite's hooks: "
-                                "copy integrations/codex/hooks.json there again" % path)
-            continue
+        if keys:
+            ours[path] = keys
+        elif keys is None and OUR_HOOK.search(_read(path)):
+            problems.append("Codex cannot read %s (not valid JSON), so it runs none of this suite's hooks: "
+                            "copy integrations/codex/hooks.json there again" % path)
+    trusted = read_codex_trust() if ours else {}
+    asked = ask_codex_trust() if ours and ask_codex else None
+    for path, keys in ours.items():
         real = os.path.realpath(path)
         untrusted = [k for k in keys if k not in trusted and real + k[len(path):] not in trusted]
-        changed = [k for k in keys if asked and asked.get(k) == "modified"]
-        if asked:  # Codex's own word wins over the keys found
+        changed = []
+        if asked and any(k in asked for k in keys):  # Codex's own word wins over the keys found
             untrusted = [k for k in keys if asked.get(k) == "untrusted"]
+            changed = [k for k in keys if asked.get(k) == "modified"]
         if untrusted:
             problems.append("Codex hooks for this suite are not trusted (%d of %d in %s), so Codex skips them: %s"
                             % (len(untrusted), len(keys), path, CODEX_TRUST_FIX))
@@ -132,6 +130,7 @@ def codex_problems(ask_codex=False):
 
 
 def _read(path):
+    """A file's text, undecodable bytes replaced; "" when it cannot be read."""
     try:
         with open(path, "rb") as f:
             return f.read().decode("utf-8", "replace")
