@@ -117,6 +117,17 @@ class CodexTrustTest(ClientFiles):
         _, out, _ = self.run_suite("status")
         self.assertNotIn("warning: Codex", out)
 
+    def test_a_project_s_hooks_file_from_a_folder_inside_it(self):
+        repo = os.path.join(self.tmp, "repo")
+        os.makedirs(os.path.join(repo, ".git"))
+        os.makedirs(os.path.join(repo, ".codex"))
+        os.makedirs(os.path.join(repo, "src", "deep"))
+        self.codex_dir = os.path.join(repo, ".codex")
+        self.install_codex_hooks()
+        p = subprocess.run([SEARCH, "status", "--dir", self.dir], capture_output=True, cwd=os.path.join(repo, "src", "deep"),
+                           env=clean_env(HOME=self.home, XDG_CACHE_HOME=os.path.join(self.tmp, "cache")), timeout=120)
+        self.assertIn("not trusted (5 of 5 in %s)" % self.hooks_file, p.stdout.decode())
+
     def test_a_broken_hooks_json_holding_ours(self):
         self.install_codex_hooks()
         with open(self.hooks_file, "a") as f:
@@ -184,6 +195,20 @@ class ClaudeMarketplaceTest(ClientFiles):
         self.assertIn("`claude plugin marketplace add %s`" % ROOT, line)  # this checkout, where it is now
         _, out, _ = self.run_suite("status")
         self.assertIn("warning: Claude Code cannot load", out)
+
+    def test_run_from_the_plugin_cache_the_fix_names_no_folder_of_it(self):
+        import shutil
+        folder = self.install_plugin(os.path.join(self.tmp, "gone"))
+        cached = os.path.join(folder, "cache", "memory-suite", "memory-suite", "1")
+        for name in ("search.sh", "memory_search.py", "memory_store.py", "memory_linker.py"):
+            os.makedirs(cached, exist_ok=True)
+            shutil.copy(os.path.join(ROOT, name), cached)
+        for name in ("memsuite", ".claude-plugin"):
+            shutil.copytree(os.path.join(ROOT, name), os.path.join(cached, name),
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        p = subprocess.run([os.path.join(cached, "search.sh"), "doctor", "--dir", self.dir], capture_output=True,
+                           env=clean_env(HOME=self.home, XDG_CACHE_HOME=os.path.join(self.tmp, "cache")), timeout=120)
+        self.assertIn(b"run `claude plugin marketplace add /path/to/memory-suite`", p.stdout)
 
     def test_a_checkout_in_place_says_nothing(self):
         self.install_plugin(ROOT)

@@ -9,7 +9,8 @@ import re
 
 from ..files.sources import SUITE_DIR
 
-CODEX_TRUST_FIX = "run `codex`, then answer \"Hooks need review\" with \"Trust all and continue\" (or type /hooks, then t)"
+CODEX_TRUST_FIX = ("run `codex`, then answer \"Hooks need review\" with \"Trust all and continue\" "
+                   "(or type /hooks, then t)")
 # "search.sh hook" as the shipped hook files and the docs write it (quoted or not)
 OUR_HOOK = re.compile(r"search\.sh[\"']?\s+hook\b")
 PLUGIN = "memory-suite"
@@ -29,12 +30,24 @@ def codex_home():
 
 
 def codex_hook_files():
-    """The hooks.json files Codex reads that exist: the user's, the project's."""
+    """The hooks.json files Codex reads that exist: the user's, and the
+    project's (.codex/ of the repository holding the current folder)."""
     found = []
-    for path in (os.path.join(codex_home(), "hooks.json"), os.path.join(os.getcwd(), ".codex", "hooks.json")):
+    for path in (os.path.join(codex_home(), "hooks.json"), os.path.join(project_root(), ".codex", "hooks.json")):
         if os.path.isfile(path) and os.path.abspath(path) not in found:
             found.append(os.path.abspath(path))
     return found
+
+
+def project_root():
+    """The git repository holding the current folder, else the folder itself."""
+    here = folder = os.getcwd()
+    while not os.path.exists(os.path.join(folder, ".git")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return here
+        folder = parent
+    return folder
 
 
 def snake_case(event):

@@ -110,7 +110,8 @@ class CodexUntrustedHooksTest(ClientCase):
     @classmethod
     def hooks_list(cls):
         """Codex's own hooks/list, through its app server."""
-        requests = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t", "version": "1"}}},
+        requests = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                     "params": {"clientInfo": {"name": "t", "version": "1"}}},
                     {"jsonrpc": "2.0", "method": "initialized"},
                     {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [cls.proj]}}]
         p = subprocess.Popen([CODEX, "app-server"], cwd=cls.proj, env=cls.env, stdin=subprocess.PIPE,
