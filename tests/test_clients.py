@@ -155,11 +155,16 @@ class CodexTrustTest(ClientFiles):
         self.trust_all(hooks)
         self.fake_codex([{"key": "%s:%s:0:0" % (self.hooks_file, clients.snake_case(e)),
                           "trustStatus": "modified" if e == "Stop" else "trusted"} for e in hooks])
-        _, out, _ = self.run_suite("status")  # the files alone cannot tell
+        os.utime(self.hooks_file, (1, 1))  # trusted after it was written: status does not ask
+        _, out, _ = self.run_suite("status")
         self.assertNotIn("warning: Codex", out)
-        code, out, _ = self.run_suite("doctor")
+        code, out, _ = self.run_suite("doctor")  # doctor always asks
         self.assertEqual(code, 1)
         self.assertIn("changed since you trusted them (1 of 5", out)
+        os.utime(self.hooks_file, None)  # written after config.toml: status asks too
+        os.utime(os.path.join(self.codex_dir, "config.toml"), (2, 2))
+        _, out, _ = self.run_suite("status")
+        self.assertIn("warning: Codex hooks for this suite changed since you trusted them (1 of 5", out)
 
     def test_a_hung_codex_is_not_waited_for(self):
         folder = self.fake_codex("hang")

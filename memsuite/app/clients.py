@@ -17,9 +17,10 @@ PLUGIN = "memory-suite"
 
 
 def install_problems(ask_codex=False):
-    """One line per problem with the clients' install of the suite; with
-    ask_codex, Codex itself is asked which of our hooks it trusts (it alone
-    knows its hashes: a hook edited since it was trusted)."""
+    """One line per problem with the clients' install of the suite.  Codex
+    itself is asked which of our hooks it trusts (it alone knows its hashes:
+    a hook edited since it was trusted) with ask_codex, or when a hooks.json
+    of ours changed after config.toml, where the trust is written."""
     return codex_problems(ask_codex) + claude_problems()
 
 
@@ -111,8 +112,11 @@ def hook_trust(text):
     return trust
 
 
-def read_codex_trust():
-    return hook_trust(_read(os.path.join(codex_home(), "config.toml")))
+def _mtime(path):
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0
 
 
 def codex_problems(ask_codex=False):
@@ -124,8 +128,10 @@ def codex_problems(ask_codex=False):
         elif keys is None and OUR_HOOK.search(_read(path)):
             problems.append("Codex cannot read %s (not valid JSON), so it runs none of this suite's hooks: "
                             "copy integrations/codex/hooks.json there again" % path)
-    trusted = read_codex_trust() if ours else {}
-    asked = ask_codex_trust() if ours and ask_codex else None
+    config = os.path.join(codex_home(), "config.toml")
+    trusted = hook_trust(_read(config)) if ours else {}
+    doubt = any(_mtime(path) > _mtime(config) for path in ours)
+    asked = ask_codex_trust() if ours and (ask_codex or doubt) else None
     for path, keys in ours.items():
         real = os.path.realpath(path)
         untrusted = [k for k in keys if k not in trusted and real + k[len(path):] not in trusted]
