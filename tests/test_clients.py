@@ -59,6 +59,19 @@ class ClientFiles(TempMemory):
         self.assertNotIn(b"Traceback", p.stderr)
         return p.returncode, p.stdout.decode(), p.stderr.decode()
 
+    def problems(self, ask_codex=False, cwd=None):
+        """install_problems() in this process, with this test's HOME, PATH and folder."""
+        from unittest import mock
+        here = os.getcwd()
+        env = {k: v for k, v in os.environ.items() if k not in ("CODEX_HOME", "CLAUDE_CONFIG_DIR")}
+        env.update(HOME=self.home, PATH=self.path)
+        with mock.patch.dict(os.environ, env, clear=True):
+            os.chdir(cwd or self.tmp)
+            try:
+                return clients.install_problems(ask_codex)
+            finally:
+                os.chdir(here)
+
     def install_codex_hooks(self):
         with open(os.path.join(ROOT, "integrations", "codex", "hooks.json"), encoding="utf-8") as f:
             text = f.read().replace("/path/to/memory-suite", ROOT).replace("/path/to/memory", self.dir)
@@ -88,8 +101,8 @@ class CodexTrustTest(ClientFiles):
         code, out, _ = self.run_suite("doctor")
         self.assertEqual(code, 1)
         self.assertIn("Codex hooks for this suite are not trusted", out)
-        code, out, _ = self.run_suite("status", "--json")
-        self.assertEqual(len(json.loads(out)["install_problems"]), 1)
+        code, out, _ = self.run_suite("doctor", "--json")
+        self.assertEqual(len(json.loads(out)["problems"]), 1)
 
     def test_trusted_hooks_say_nothing(self):
         self.trust_all(self.install_codex_hooks())
@@ -99,23 +112,24 @@ class CodexTrustTest(ClientFiles):
     def test_one_hook_left_untrusted_is_counted(self):
         hooks = self.install_codex_hooks()
         self.trust_all([e for e in hooks if e != "Stop"])
-        _, out, _ = self.run_suite("status")
-        self.assertIn("not trusted (1 of 5", out)
+        [line] = self.problems()
+        self.assertIn("not trusted (1 of 5", line)
 
     def test_a_malformed_config_toml_is_no_traceback(self):
         self.install_codex_hooks()
         for text in ('[hooks.state."unterminated\ntrusted_hash = \n[[[\n', "\udcff\udcfe = \x00 [hooks"):
             self.write_config(text)
-            code, out, err = self.run_suite("status")
-            self.assertEqual(code, 0, err)
-            self.assertIn("Codex hooks for this suite are not trusted", out)
+            [line] = self.problems()
+            self.assertIn("Codex hooks for this suite are not trusted", line)
+        code, out, _ = self.run_suite("doctor")
+        self.assertEqual(code, 1)
+        self.assertIn("Codex hooks for this suite are not trusted", out)
 
     def test_hooks_of_others_only_and_no_hooks_file(self):
-        self.run_suite("status")
+        self.assertEqual(self.problems(), [])
         with open(os.path.join(self.codex_dir, "hooks.json"), "w") as f:
             json.dump({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}, f)
-        _, out, _ = self.run_suite("status")
-        self.assertNotIn("warning: Codex", out)
+        self.assertEqual(self.problems(), [])
 
     def test_a_project_s_hooks_file_from_a_folder_inside_it(self):
         repo = os.path.join(self.tmp, "repo")
@@ -124,16 +138,15 @@ class CodexTrustTest(ClientFiles):
         os.makedirs(os.path.join(repo, "src", "deep"))
         self.codex_dir = os.path.join(repo, ".codex")
         self.install_codex_hooks()
-        p = subprocess.run([SEARCH, "status", "--dir", self.dir], capture_output=True, cwd=os.path.join(repo, "src", "deep"),
-                           env=clean_env(HOME=self.home, XDG_CACHE_HOME=os.path.join(self.tmp, "cache")), timeout=120)
-        self.assertIn("not trusted (5 of 5 in %s)" % self.hooks_file, p.stdout.decode())
+        [line] = self.problems(cwd=os.path.join(repo, "src", "deep"))
+        self.assertIn("not trusted (5 of 5 in %s)" % self.hooks_file, line)
 
     def test_a_broken_hooks_json_holding_ours(self):
         self.install_codex_hooks()
         with open(self.hooks_file, "a") as f:
             f.write("}")
-        _, out, _ = self.run_suite("status")
-        self.assertIn("Codex cannot read %s (not valid JSON)" % self.hooks_file, out)
+        [line] = self.problems()
+        self.assertIn("Codex cannot read %s (not valid JSON)" % self.hooks_file, line)
 
     def fake_codex(self, answer):
         """A `codex` on the PATH whose app server gives `answer` to hooks/list."""
@@ -156,15 +169,14 @@ class CodexTrustTest(ClientFiles):
         self.fake_codex([{"key": "%s:%s:0:0" % (self.hooks_file, clients.snake_case(e)),
                           "trustStatus": "modified" if e == "Stop" else "trusted"} for e in hooks])
         os.utime(self.hooks_file, (1, 1))  # trusted after it was written: status does not ask
-        _, out, _ = self.run_suite("status")
-        self.assertNotIn("warning: Codex", out)
+        self.assertEqual(self.problems(), [])
         code, out, _ = self.run_suite("doctor")  # doctor always asks
         self.assertEqual(code, 1)
         self.assertIn("changed since you trusted them (1 of 5", out)
         os.utime(self.hooks_file, None)  # written after config.toml: status asks too
         os.utime(os.path.join(self.codex_dir, "config.toml"), (2, 2))
-        _, out, _ = self.run_suite("status")
-        self.assertIn("warning: Codex hooks for this suite changed since you trusted them (1 of 5", out)
+        [line] = self.problems()
+        self.assertIn("Codex hooks for this suite changed since you trusted them (1 of 5", line)
 
     def test_a_hung_codex_is_not_waited_for(self):
         folder = self.fake_codex("hang")
@@ -198,8 +210,6 @@ class ClaudeMarketplaceTest(ClientFiles):
         self.assertIn("Claude Code cannot load the plugin memory-suite@memory-suite", line)
         self.assertIn(gone, line)
         self.assertIn("`claude plugin marketplace add %s`" % ROOT, line)  # this checkout, where it is now
-        _, out, _ = self.run_suite("status")
-        self.assertIn("warning: Claude Code cannot load", out)
 
     def test_run_from_the_plugin_cache_the_fix_names_no_folder_of_it(self):
         import shutil
@@ -224,8 +234,8 @@ class ClaudeMarketplaceTest(ClientFiles):
         for name, text in (("known_marketplaces.json", "[1, 2"), ("installed_plugins.json", '{"plugins": [1]}')):
             with open(os.path.join(folder, name), "w") as f:
                 f.write(text)
-            code, _, err = self.run_suite("status")
-            self.assertEqual(code, 0, err)
+            self.assertEqual(self.problems(), [])
+        self.assertEqual(self.run_suite("doctor")[0], 0)
 
 
 
