@@ -559,6 +559,20 @@ class NoMemoryFolderTest(unittest.TestCase):
         with open(os.path.join(self.cache, "memory-suite", "hooks.log"), encoding="utf-8") as f:
             self.assertEqual(len([l for l in f if "MEMORY_DIR" in l]), 2)  # every event logged
 
+    def test_no_command_writes_an_index_inside_the_plugin(self):
+        """The suite's own folder is searched when no memory folder is found;
+        its index goes to the user's cache, never into the folder a client's
+        reinstall deletes."""
+        env = clean_env(XDG_CACHE_HOME=self.cache, HOME=self.tmp)
+        said = b""
+        for args in (["deploy key"], ["status"], ["sync"], ["doctor"]):
+            p = subprocess.run([os.path.join(self.suite, "search.sh")] + args, capture_output=True, env=env,
+                               cwd=self.tmp, timeout=120)
+            self.assertNotIn(b"Traceback", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(self.suite, ".memory")), args)
+            said += p.stdout
+        self.assertIn(b"problem: no memory folder found", said)  # doctor's line
+
 
 class InstallTest(unittest.TestCase):
     def test_claude_plugin_files(self):

@@ -1,9 +1,11 @@
-"""The index's state, as `search.sh status --json` and the MCP memory_status tool give it."""
+"""The index's state, as `search.sh status --json` and the MCP memory_status
+tool give it, and the problems `search.sh doctor` lists with their fixes."""
 import os
 import sys
 import time
 
-from ..files.sources import encoding_fix, is_session
+from .clients import install_problems
+from ..files.sources import NO_MEMORY_FOLDER, encoding_fix, is_session
 from ..search.embeddings import embed_status
 from ..text.markdown import unclosed_private
 
@@ -19,12 +21,35 @@ def status_report(store):
     info["watcher"] = store.heartbeat.watcher()
     info["python"] = interpreter_info(store)
     info["unclosed_private"] = unclosed_private_blocks(store)
-    for problem in info["problem_files"]:  # a note in another encoding: which, and how to convert it
+    info["install_problems"] = install_problems()
+    add_encoding_fixes(store, info["problem_files"])
+    return info
+
+
+def add_encoding_fixes(store, problem_files):
+    """A note in another encoding: which, and how to convert it ("fix")."""
+    for problem in problem_files:
         fix = None if is_session(problem["path"]) else encoding_fix(
             os.path.join(store.root, problem["path"]), problem["issue"])
         if fix:
             problem["fix"] = fix
-    return info
+
+
+def doctor_problems(store):
+    """Every problem found, one line each naming its fix: no memory folder
+    (store None), the clients' install (Codex itself asked which of the
+    suite's hooks it trusts), files the index skipped, <private> blocks
+    never closed."""
+    if store is None:
+        return [NO_MEMORY_FOLDER] + install_problems(ask_codex=True)
+    store.refresh()
+    skipped = store.status()["problem_files"]
+    add_encoding_fixes(store, skipped)
+    return (install_problems(ask_codex=True)
+            + ["%s is not indexed (%s)%s" % (p["path"], p["issue"], ": " + p["fix"] if p.get("fix") else "")
+               for p in skipped]
+            + ["%s: <private> at line %d is never closed: close it, or everything after it stays hidden from search"
+               % (p["path"], p["line"]) for p in unclosed_private_blocks(store)])
 
 
 def unclosed_private_blocks(store):

@@ -69,7 +69,25 @@ def cmd_status(args):
     for p in info["unclosed_private"]:
         sys.stdout.write("warning: %s: <private> at line %d is never closed: everything after it is "
                          "hidden from search, and add refuses this file\n" % (p["path"], p["line"]))
+    for line in info["install_problems"]:
+        sys.stdout.write("warning: %s\n" % line)
     return 0
+
+
+def cmd_doctor(args):
+    """Every problem found, one line each with its fix; exit 1 when there is one."""
+    from ..app.status import doctor_problems
+    no_words(args)
+    if is_suite_folder(resolve_memory_dir(args.dir)):  # nothing to open: say so, never index the suite
+        problems = doctor_problems(None)
+    else:
+        with store_for(args) as store:
+            problems = doctor_problems(store)
+    if args.json:
+        print_json({"problems": problems})
+    else:
+        sys.stdout.write("".join("problem: %s\n" % p for p in problems) or "no problems found\n")
+    return 1 if problems else 0
 
 
 def _python_line(p):

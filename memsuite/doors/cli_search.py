@@ -123,6 +123,7 @@ SEARCH_HELP = """subcommands (each takes --dir, --json and --help):
   search.sh report --html -o memory.html
                               the memory as one page: entity graph, timeline, citations
   search.sh status            backend, files, chunks, index size, problems
+  search.sh doctor            every problem found (memory folder, hooks, files), each with its fix
   search.sh sync              bring the index up to date without searching
   search.sh reindex [--check] back up the index and rebuild it (= reindex.sh)
 
@@ -268,6 +269,12 @@ COMMANDS = {
                      lambda args: door("watch").cmd_watch(args), False),
     "status": Command(COMMON_OPTS + [EMBED_OPT], "search.sh status [--json]", "Show the index's state.",
                       lambda args: door("status").cmd_status(args)),
+    "doctor": Command(COMMON_OPTS, "search.sh doctor [--json]",
+                      "List every problem found, one line each with its fix: no memory folder, the "
+                      "agents' hooks installed but not running (Codex hooks not trusted or changed since, "
+                      "asking Codex itself when it is on the PATH; a Claude Code plugin whose folder moved), "
+                      "files the index skipped, <private> blocks never closed.  Exits 1 when it finds one.",
+                      lambda args: door("doctor").cmd_doctor(args)),
     "sync": Command(COMMON_OPTS + [EMBED_OPT], "search.sh sync [--json]", "Bring the index up to date.",
                     lambda args: door("sync").cmd_sync(args)),
     "report": Command(COMMON_OPTS + [

@@ -62,14 +62,16 @@ def enclosing_workspace(folder, levels=3):
 
 def locate_index_dir(root):
     """Where the index lives: MEMORY_INDEX_DIR, else <root>/.memory, else a
-    per-user cache folder keyed by root's path (for read-only folders), else
-    None (in memory only)."""
+    per-user cache folder keyed by root's path (for read-only folders, and
+    for the suite's own folder, which may be a client's plugin cache: a
+    reinstall deletes it), else None (in memory only)."""
     explicit = os.environ.get("MEMORY_INDEX_DIR")
     if explicit:
         if writable_dir(explicit):
             return explicit
         raise StoreError("index folder is not writable: %s" % explicit)
-    for where in (lambda: os.path.join(root, INDEX_DIRNAME), lambda: user_cache_dir(root)):
+    inside = () if is_suite_folder(root) else (lambda: os.path.join(root, INDEX_DIRNAME),)
+    for where in inside + (lambda: user_cache_dir(root),):
         path = where()  # the cache path costs a hashlib import: only when needed
         if writable_dir(path):
             _keep_out_of_git(path)
