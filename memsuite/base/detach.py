@@ -24,6 +24,8 @@ def detach():
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
+        if null > 2:
+            os.close(null)
     except OSError:
         os._exit(0)
     return True

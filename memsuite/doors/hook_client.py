@@ -17,8 +17,8 @@ import sys
 from ..base.detach import detach
 
 WAIT_ALIVE = 0.2   # seconds of silence after which the resident counts as gone
-WAIT_DONE = 9.0    # the longest a hook waits for its answer (clients give a hook 10 s)
 RETRY_START = 60   # seconds before a resident that did not come up is started again
+RETRY_HERE = 1.0   # a hook the resident lost later than this is not run again here (the client's limit is near)
 MAX_STDIN = 8 << 20
 PROTOCOL = b"memory-suite-hook-1"
 
@@ -75,7 +75,10 @@ def socket_path():
     in a folder only this user can enter; None where there is no such folder."""
     import zlib
     code_dir = sys.path[0] or os.getcwd()
-    key = zlib.crc32(os.fsencode(code_dir) + b"\0" + os.fsencode(sys.executable or "python3"))
+    # what the interpreter reads once at its start is part of the key: a hook with other locale
+    # settings gets a resident of its own (the time zone is set again for each hook)
+    startup = [os.environ.get(k, "") for k in ("LC_ALL", "LC_CTYPE", "LANG", "PYTHONUTF8", "PYTHONIOENCODING")]
+    key = zlib.crc32(b"\0".join(os.fsencode(v) for v in [code_dir, sys.executable or "python3"] + startup))
     name = "hooks-%08x.sock" % key
     for folder in _folders():
         path = os.path.join(folder, name)
@@ -121,52 +124,57 @@ def request_bytes(argv, data):
 def ask_resident(path, argv, data):
     """(stdout, stderr, exit code) from the resident, or None where it did not
     serve the hook (none there, gone quiet, closed early): then it runs here.
-    With --detach the answer is not awaited: taken is served."""
+    A detached hook (SessionEnd, Stop with --detach) is served once taken."""
     import _socket
     import time
-    deadline = time.monotonic() + WAIT_DONE
+    start = time.monotonic()
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        conn.settimeout(WAIT_ALIVE)
+        conn.settimeout(WAIT_ALIVE)  # connecting, sending and its first byte: WAIT_ALIVE in all
         conn.connect(path)
         conn.sendall(request_bytes(argv, data))
+        conn.settimeout(max(0.01, start + WAIT_ALIVE - time.monotonic()))
+        first = conn.recv(1)
+        if first == b"D":
+            return b"", b"", 0
+        if first != b"R":
+            return None
+        conn.settimeout(WAIT_ALIVE)  # then at most WAIT_ALIVE between heartbeats
         got = b""
         while True:
             chunk = conn.recv(65536)
             if not chunk:
-                return None  # it died before answering
+                return _gone(start)  # it died before answering
             got += chunk
-            if got[:1] != b"R":
-                return None
-            if "--detach" in argv:
-                return b"", b"", 0
             done = got.find(b"=")
             if done >= 0:
-                return _answer(conn, got[done + 1:], deadline)
-            got = b"R"  # a heartbeat: it is still working
-            if time.monotonic() > deadline:
-                return b"", b"", 0  # too slow: fail open, no time left to run it here
+                return _answer(conn, got[done + 1:])
+            got = b""  # heartbeats: it is still working (as long as the client lets a hook run)
     except OSError:  # no resident, refused, silent for WAIT_ALIVE
-        return None
+        return _gone(start)
     finally:
         conn.close()
 
 
-def _answer(conn, got, deadline):
-    """The result after '=': exit code byte, 'OUT ERR\\n' lengths, the bytes."""
+def _gone(start):
+    """A resident lost mid-hook: None (run the hook here) while there is time
+    left for that, else nothing injected (fail open)."""
     import time
+    return None if time.monotonic() - start < RETRY_HERE else (b"", b"", 0)
+
+
+def _answer(conn, got):
+    """The result after '=': exit code byte, 'OUT ERR\\n' lengths, the bytes."""
     while b"\n" not in got[1:]:
-        got += _more(conn, deadline)
+        got += _more(conn)
     code, (sizes, rest) = got[0], got[1:].split(b"\n", 1)
     n_out, n_err = (int(n) for n in sizes.split())
     while len(rest) < n_out + n_err:
-        if time.monotonic() > deadline:
-            return b"", b"", 0  # too slow: fail open
-        rest += _more(conn, deadline)
+        rest += _more(conn)
     return rest[:n_out], rest[n_out:n_out + n_err], code
 
 
-def _more(conn, deadline):
+def _more(conn):
     chunk = conn.recv(65536)
     if not chunk:
         raise OSError("closed")
@@ -196,6 +204,7 @@ def start_resident(path):
     try:
         code = ("import sys; sys.path[0] = sys.argv.pop(1); sys.pycache_prefix = sys.argv.pop(1) or None; "
                 "sys.dont_write_bytecode = False; from memsuite.doors.resident import serve; serve(sys.argv[1])")
+        os.closerange(3, 65536)  # nothing of the hook's client (its pipes) is held for the resident's life
         os.execv(sys.executable, [sys.executable, "-S", "-c", code, sys.path[0], sys.pycache_prefix or "", path])
     except BaseException:
         pass

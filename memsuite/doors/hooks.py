@@ -110,12 +110,7 @@ def main(argv=None):
     try:
         opts = _parse(list(argv or []))
         raw = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read(MAX_STDIN)
-        try:
-            event = json.loads(raw.decode("utf-8", "replace")) if raw.strip() else None
-        except ValueError:
-            event = None
-        name = (event or {}).get("hook_event_name") if isinstance(event, dict) else None
-        name = name or opts["event"]
+        event, name = _event(raw, opts)
         root = resolve_memory_dir(opts["dir"])
         if is_suite_folder(root):  # misinstalled: nothing to recall, nowhere to capture
             return no_memory_folder(name)
@@ -127,7 +122,7 @@ def main(argv=None):
         if handler is None:
             hook.log("ignored event %r" % name)
             return 0
-        if opts["detach"] and name in DETACHABLE and detach() is False:
+        if _detaches(opts, name) and detach() is False:
             return 0  # the client's hook returns; a grandchild captures
         handler(hook, event, opts)
     except BaseException as exc:  # noqa: B902 - fail open, whatever happened
@@ -147,6 +142,28 @@ def main(argv=None):
 # Events whose output no client reads, so their work can go on after the hook
 # returns (PreCompact stays: the compaction's SessionStart reads its checkpoint)
 DETACHABLE = ("SessionEnd", "Stop")
+
+
+def _event(raw, opts):
+    """(the event JSON object or None, its name: hook_event_name, else the EVENT argument)."""
+    try:
+        event = json.loads(raw.decode("utf-8", "replace")) if raw.strip() else None
+    except ValueError:
+        event = None
+    name = (event or {}).get("hook_event_name") if isinstance(event, dict) else None
+    return event, name or opts["event"]
+
+
+def _detaches(opts, name):
+    return opts["detach"] and name in DETACHABLE
+
+
+def detaches(argv, raw):
+    """Whether `search.sh hook ARGV`, given raw on stdin, returns before it
+    does its work (--detach on SessionEnd or Stop): the resident answers such
+    a hook at once."""
+    opts = _parse(list(argv))
+    return _detaches(opts, _event(raw, opts)[1])
 
 
 def _log_in_cache(message):

@@ -36,9 +36,14 @@ def serve(path):
         return
     preload()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    _remove(path)
-    listener.bind(path)
+    staged = "%s.%d" % (path, os.getpid())
+    _remove(staged)
+    listener.bind(staged)
     listener.listen(16)
+    if _answers(path):  # another came up while this one loaded: it serves
+        _remove(staged)
+        return
+    os.rename(staged, path)  # in one step: a hook finds one socket or the other, never none
     mine = os.stat(path).st_ino
     _remove(path + ".starting")  # up: should it die, the next hook may start another at once
     served = 0
@@ -46,20 +51,24 @@ def serve(path):
     signal.signal(signal.SIGTERM, _leave)
     stamp = code_stamp()
     gc.freeze()  # the children share these pages instead of copying them when a collection touches them
-    taken, tell = os.pipe()    # a spare writes a byte here when it takes a hook
+    news, tell = os.pipe()     # a fork writes TAKEN when it takes a hook, SERVED once it answered, OUTDATED
     alive, lives = os.pipe()   # held open by this process only: a spare whose parent died sees it close
     spare, last = None, time.monotonic()
     try:
         while True:
             if spare is None:
-                spare = _fork_spare(listener, stamp, tell, alive, lives, taken)
-            ready, _, _ = select.select([taken], [], [], 5.0)
+                spare = _fork_spare(listener, stamp, tell, alive, lives, news)
+            ready, _, _ = select.select([news], [], [], 5.0)
             if ready:
-                os.read(taken, 64)
-                spare, last, served = None, time.monotonic(), served + 1
-                _note_served(path, served)
-            elif time.monotonic() - last > IDLE_SECONDS or not _still_mine(path, mine) or code_stamp() != stamp:
-                return
+                said = os.read(news, 4096)
+                if TAKEN in said:
+                    spare, last = None, time.monotonic()
+                if said.count(SERVED):
+                    served += said.count(SERVED)
+                    _note_served(path, served)
+            if (OUTDATED in said if ready else time.monotonic() - last > IDLE_SECONDS) \
+                    or not _still_mine(path, mine) or code_stamp() != stamp:
+                return  # outdated, idle or displaced: the next hook runs alone and starts a fresh one
             if spare in _reap():  # forks that ended are collected, none left a zombie
                 spare = None  # the spare died waiting: fork another
     finally:
@@ -70,7 +79,10 @@ def serve(path):
             _kill(spare)
 
 
-def _fork_spare(listener, stamp, tell, alive, lives, taken):
+TAKEN, SERVED, OUTDATED = b"t", b"s", b"o"
+
+
+def _fork_spare(listener, stamp, tell, alive, lives, news):
     """A child waiting for the next hook, forked before it comes, so a hook
     never waits for a fork.  Its pid, in this process; it never returns."""
     pid = os.fork()
@@ -79,16 +91,18 @@ def _fork_spare(listener, stamp, tell, alive, lives, taken):
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.close(lives)
-        os.close(taken)
+        os.close(news)
         ready, _, _ = select.select([listener, alive], [], [])
         if listener not in ready:
             os._exit(0)  # the resident went away
         conn, _ = listener.accept()
-        os.write(tell, b"t")
+        os.write(tell, TAKEN)
         listener.close()
         if code_stamp() != stamp:
+            os.write(tell, OUTDATED)
             os._exit(0)  # its code changed on disk: the client runs the hook itself
-        _child(conn)
+        if _child(conn):
+            os.write(tell, SERVED)
     except BaseException:
         pass
     os._exit(0)
@@ -235,22 +249,22 @@ def _reap():
 # --- one hook, in a child ------------------------------------------------------------
 
 def _child(conn):
-    """Run one hook in this fork and send its answer; never returns."""
-    try:
-        conn.settimeout(READ_TIMEOUT)
-        request = read_request(conn)
-        if request is None:
-            os._exit(0)
-        argv, data = request
+    """Run one hook in this fork and send its answer: True once it is sent (or,
+    for a detached hook, taken)."""
+    from .hooks import detaches
+    conn.settimeout(READ_TIMEOUT)
+    request = read_request(conn)
+    if request is None:
+        return False
+    argv, data = request
+    if detaches(argv, data):  # SessionEnd, Stop with --detach: the client goes at once, as the cold path does
+        conn.sendall(b"D")
+        conn.close()
+        conn = None
+    else:
         conn.sendall(b"R")
-        if "--detach" in argv:  # the client has gone: nothing it prints is read
-            conn.close()
-            conn = None
-            argv = [a for a in argv if a != "--detach"]
-        _answer(conn, *run_hook(conn, argv, data))
-    except BaseException:
-        pass
-    os._exit(0)
+    _answer(conn, *run_hook(conn, [a for a in argv if a != "--detach"], data))
+    return True
 
 
 def read_request(conn):
@@ -280,6 +294,8 @@ def read_request(conn):
         key, _, value = item.partition(b"=")
         if key:
             os.environb[key] = value
+    if hasattr(time, "tzset"):
+        time.tzset()  # the hook's TZ: its dates, its capture's day
     os.chdir(cwd)
     os.umask(int(mask))
     return argv, data
