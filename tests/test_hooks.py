@@ -745,6 +745,25 @@ class OpenClawPluginTest(HookCase):
         self.assertTrue(self.brief_lines(reset), reset)
 
     @unittest.skipUnless(_node(), "node >= 18 is not installed")
+    def test_no_search_sh_is_said_once(self):
+        index = os.path.join(ROOT, "integrations", "openclaw", "memory-suite-plugin", "index.js")
+        script = ("const m = await import(process.argv[1]); const said = [];"
+                  "const p = m.createPlugin({search: '/nonexistent/search.sh'}, {warn: (t) => said.push(t)});"
+                  "await p.beforePrompt({prompt: 'a'}, {sessionId: 's', workspaceDir: '/nonexistent'});"
+                  "await p.beforePrompt({prompt: 'b'}, {sessionId: 's', workspaceDir: '/nonexistent'});"
+                  "console.log(JSON.stringify(said));")
+        env = dict(self.env, HOME=self.tmp, OPENCLAW_STATE_DIR=os.path.join(self.tmp, "oc"))
+        env.pop("MEMORY_SUITE_SEARCH", None)
+        copy = os.path.join(self.tmp, "plugin-copy", "index.js")  # as OpenClaw runs a linked plugin: a copy
+        os.makedirs(os.path.dirname(copy))
+        shutil.copy(index, copy)
+        p = subprocess.run([_node(), "--input-type=module", "-e", script, copy], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=env, timeout=120)
+        said = json.loads(p.stdout.decode("utf-8").strip().splitlines()[-1])
+        self.assertEqual(len(said), 1, said)
+        self.assertIn("config.search", said[0])
+
+    @unittest.skipUnless(_node(), "node >= 18 is not installed")
     def test_fails_open(self):
         missing = os.path.join(self.tmp, "no-such-folder")
         out = self.run_plugin({"search": SEARCH, "memoryDir": missing}, [

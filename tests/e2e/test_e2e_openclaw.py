@@ -55,6 +55,7 @@ class OpenClawTest(ClientCase):
         t = time.perf_counter()
         cls.oc("plugins", "install", "--link", PLUGIN, "--force", "--accept-capabilities")
         cls.oc("config", "set", "plugins.entries.memory-suite.hooks.allowConversationAccess", "true")
+        cls.oc("config", "set", "plugins.entries.memory-suite.config.search", os.path.join(ROOT, "search.sh"))
         cls.install_ms = (time.perf_counter() - t) * 1000
         cls.plugins = cls.oc("plugins", "list").stdout.decode("utf-8", "replace")
         cls.start_gateway()

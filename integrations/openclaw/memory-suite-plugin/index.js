@@ -56,7 +56,7 @@ function contextOf(stdout) {
   }
 }
 
-export function createPlugin(config = {}) {
+export function createPlugin(config = {}, logger = console) {
   // Sessions this gateway process has briefed, and the SessionStart source the next prompt of a
   // session sends when its context was emptied since: "compact" after a compaction, "clear" after
   // /new or /reset.  A session not seen yet sends "resume": the suite's own session state (beside
@@ -64,9 +64,16 @@ export function createPlugin(config = {}) {
   // (all of the brief, for a new session).
   const briefed = new Set();
   const emptied = new Map();
+  let warned = false;
   const where = (ctx) => {
     const workspace = ctx?.workspaceDir;
-    return { workspace, search: findSearch(config, workspace), args: dirArgs(config, workspace) };
+    const search = findSearch(config, workspace);
+    if (!search && !warned) {  // misinstalled: say it once, where the gateway logs
+      warned = true;
+      (typeof logger?.warn === "function" ? logger : console).warn("memory-suite: search.sh not found, so no memory is recalled or captured: " +
+        "openclaw config set plugins.entries.memory-suite.config.search /path/to/memory-suite/search.sh");
+    }
+    return { workspace, search, args: dirArgs(config, workspace) };
   };
   const session = (ctx) => ctx?.sessionId || ctx?.sessionKey || "openclaw";
 
@@ -134,7 +141,7 @@ export default {
   name: plugin.name,
   description: plugin.description,
   register(api) {
-    const live = createPlugin(api?.pluginConfig || {});
+    const live = createPlugin(api?.pluginConfig || {}, api?.logger);
     live.register(api);
   },
 };
