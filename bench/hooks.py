@@ -38,6 +38,7 @@ import corpus  # noqa: E402
 import memory_search  # noqa: E402
 import memory_store  # noqa: E402
 from memsuite.doors import hooks  # noqa: E402
+from memsuite.doors.resident import read_pid_file  # noqa: E402
 from memsuite.search import recall  # noqa: E402
 
 SUITE = os.path.dirname(HERE)
@@ -450,7 +451,7 @@ def run_resident(env, runs, data):
                 for name, fields, args in events:
                     hook(mode, name, fields, args, "r%s-%d" % (mode, r))
         pid_files = [os.path.join(d, n) for d, _, ns in os.walk(run_dir) for n in ns if n.endswith(".pid")]
-        pid = int(open(pid_files[0]).read()) if pid_files else None
+        pid = read_pid_file(pid_files[0])[0] if pid_files else None
         for label, sig in (("stopped", signal.SIGSTOP), ("killed", signal.SIGKILL)):
             if pid is None:
                 break
