@@ -116,6 +116,58 @@ class FitRankerTest(unittest.TestCase):
         self.assertLess(abs(plain[1]), plain[0] / 3)  # the noise
 
 
+class FitTreesTest(unittest.TestCase):
+    """The boosted trees on made-up dumps where what tells the right
+    candidate depends on a gate: in a chat turn one feature does, in a
+    question another; the rules' order (the recorded rank) is random."""
+
+    def dump(self, folder, name, n, seed):
+        rng = random.Random(seed)
+        turn, by_turn, by_question = (FEATURES.index(f) for f in ("chat_turn", "file", "heading"))
+        with open(os.path.join(folder, name + ".jsonl"), "w", encoding="utf-8") as f:
+            for i in range(n):
+                right, is_turn = rng.randrange(8), i % 4 < 2
+                cands = []
+                for j, rank in enumerate(rng.sample(range(8), 8)):
+                    feats = [rng.random() for _ in FEATURES]
+                    feats[turn] = float(is_turn)
+                    telling = by_turn if is_turn else by_question
+                    feats[telling] = 0.7 + 0.3 * rng.random() if j == right else 0.7 * rng.random()
+                    cands.append([feats, int(j == right), int(j == right), rank])
+                f.write(json.dumps({"set": name, "split": "tune" if i % 2 else "held", "query": "q%d" % i,
+                                    "cands": cands}) + "\n")
+
+    def test_the_trees_learn_the_gate_and_beat_a_random_order(self):
+        try:
+            import numpy  # noqa: F401  (fitting needs it; the search never does)
+        except ImportError:
+            self.skipTest("numpy is not installed")
+        fr = fit_ranker()
+        with tempfile.TemporaryDirectory() as tmp:
+            for k, name in enumerate(("a", "b", "c")):
+                self.dump(tmp, name, 80, k)
+            data = fr.load(tmp)
+            columns = list(range(len(FEATURES)))
+            for loss in sorted(fr.LOSSES):
+                table = fr.lodo_trees(data, columns, "tune", {"trees": 20, "depth": 2, "shrink": 0.3, "loss": loss})
+                for name, (rules, model, _) in table.items():
+                    self.assertGreater(model["MRR"], rules["MRR"] + 0.3, (loss, name))
+            model = fr.fit_trees([data[s] for s in sorted(data)], columns, {"trees": 5, "depth": 2})
+        def splits(tree):
+            return [tree[0]] + splits(tree[2]) + splits(tree[3]) if isinstance(tree, list) else []
+        used = [f for tree in model["trees"] for f in splits(tree)]
+        for name in ("chat_turn", "file", "heading"):  # the gate and what tells on each side of it
+            self.assertIn(FEATURES.index(name), used)
+
+    def test_a_tree_sends_a_value_at_its_threshold_left(self):
+        fr = fit_ranker()
+        tree = [1, 0.5, [0, 0.2, -1.0, 2.0], 3.0]
+        self.assertEqual(fr.tree_value(tree, [0.1, 0.5]), -1.0)
+        self.assertEqual(fr.tree_value(tree, [0.3, 0.4]), 2.0)
+        self.assertEqual(fr.tree_value(tree, [0.3, 0.6]), 3.0)
+        self.assertEqual(fr.tree_score({"trees": [tree, 0.25]}, [0.3, 0.6]), 3.25)
+
+
 if __name__ == "__main__":
     unittest.main()
 
