@@ -19,8 +19,14 @@ set.  numpy is used when present (Newton's method); without it a pure-Python
 gradient descent fits the same model (tests/test_features.py checks it on
 made-up data; on the real dumps it is slow and was not measured).
 
+--trees N fits boosted trees instead (numpy only; the model, JSON, is
+scored by tree_score in plain Python): --loss logistic or pairwise, --stack
+adds the rules' rank as a feature.  Measured, they do not beat the rules on
+the left-out sets either (docs/benchmarks.md), so none ships.
+
 Usage: python3 bench/ltr_dump.py --out /tmp/ltr
        python3 data/fit-ranker.py [--dumps /tmp/ltr] [--split tune] [--forward F,..] [--select] [--write FILE]
+       python3 data/fit-ranker.py --trees 40 [--depth 2] [--shrink 0.1] [--loss pairwise] [--stack] [--split tune]
 """
 import argparse
 import glob
@@ -467,7 +473,8 @@ def lodo_trees(data, columns, split=None, settings=None):
 
 
 def main_trees(args, data, columns):
-    settings = {"trees": args.trees, "depth": args.depth, "shrink": args.shrink, "l2": args.l2, "loss": args.loss}
+    settings = {"trees": args.trees, "depth": args.depth, "shrink": args.shrink, "l2": args.l2, "loss": args.loss,
+                "residual": args.residual}
     print("trees: %s; features: %s" % (json.dumps(settings, sort_keys=True),
                                        ",".join((FEATURES + (STACK,))[c] for c in columns)))
     print_table(lodo_trees(data, columns, args.split, settings))
@@ -495,6 +502,8 @@ def main(argv=None):
     ap.add_argument("--l2", type=float, default=TREE_SETTINGS["l2"])
     ap.add_argument("--loss", choices=sorted(LOSSES), default=TREE_SETTINGS["loss"])
     ap.add_argument("--stack", action="store_true", help="trees: the rules' rank as one more feature")
+    ap.add_argument("--residual", type=float, default=0.0,
+                    help="trees: start from this times -log(1 + the rules' rank), learn corrections")
     args = ap.parse_args(argv)
     data = load(args.dumps)
     columns = [FEATURES.index(f) for f in args.features.split(",")] if args.features else list(range(len(FEATURES)))
