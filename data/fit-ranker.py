@@ -19,8 +19,14 @@ set.  numpy is used when present (Newton's method); without it a pure-Python
 gradient descent fits the same model (tests/test_features.py checks it on
 made-up data; on the real dumps it is slow and was not measured).
 
+--trees N fits boosted trees instead (numpy only; the model, JSON, is
+scored by tree_score in plain Python): --loss logistic or pairwise, --stack
+adds the rules' rank as a feature.  Measured, they do not beat the rules on
+the left-out sets either (docs/benchmarks.md), so none ships.
+
 Usage: python3 bench/ltr_dump.py --out /tmp/ltr
        python3 data/fit-ranker.py [--dumps /tmp/ltr] [--split tune] [--forward F,..] [--select] [--write FILE]
+       python3 data/fit-ranker.py --trees 40 [--depth 2] [--shrink 0.1] [--loss pairwise] [--stack] [--split tune]
 """
 import argparse
 import glob
@@ -264,6 +270,222 @@ def write(path, columns, betas, data, note):
             f.write(name + "".join("\t%.6f" % betas[r][j] for r in REGIMES) + "\n")
 
 
+
+# Boosted trees (issue 36 item 1, second attempt): the rules are gates (a chat
+# turn or a question, short or long, Chinese or English), which a tree can
+# split on and a linear term cannot.  Newton boosting (XGBoost's leaf values
+# and gains) on quantile bins, with logistic loss on each candidate or
+# LambdaRank's pairwise loss within a question.  A tree is [feature, threshold,
+# left, right] (a value <= threshold goes left) or a leaf's number; a model
+# is {"trees": [tree]} (features numbered as stacked() gives them), its score the sum of its
+# trees' leaves.  Fitting uses numpy; tree_score is plain Python.
+
+STACK = "rules_rank"  # --stack: 1 / (1 + the rules' rank), a column after FEATURES
+
+
+def tree_value(tree, row):
+    while isinstance(tree, list):
+        tree = tree[2] if row[tree[0]] <= tree[1] else tree[3]
+    return tree
+
+
+def tree_score(model, feats):
+    """A candidate's score: the sum of the model's trees (plain Python);
+    feats: its FEATURES and the rules' rank (stacked); a residual model
+    starts from the rules' order (rules_prior)."""
+    start = -model.get("residual", 0.0) * math.log(1.0 / feats[len(FEATURES)]) if model.get("residual") else 0.0
+    return start + sum(tree_value(t, feats) for t in model["trees"])
+
+
+def stacked(cand):
+    """A candidate's features, and the rules' rank as one more (--stack)."""
+    return list(cand[0]) + [1.0 / (1 + cand[3])]
+
+
+def tree_design(records, columns):
+    """(X, labels, candidate weights, [(start, end, question weight)]): each
+    set weighs the same, each question the same within it."""
+    import numpy as np
+    rows, y, w, spans = [], [], [], []
+    for recs in records:
+        per_set = 1.0 / len(recs)
+        for rec in recs:
+            start = len(rows)
+            for cand in rec["cands"]:
+                feats = stacked(cand)
+                rows.append([feats[i] for i in columns])
+                y.append(cand[1])
+                w.append(per_set / len(rec["cands"]))
+            spans.append((start, len(rows), per_set))
+    return np.array(rows, dtype=float), np.array(y, dtype=float), np.array(w), spans
+
+
+def logistic_grad(F, y, w, spans):
+    import numpy as np
+    p = 1.0 / (1.0 + np.exp(-np.clip(F, -30, 30)))
+    return w * (p - y), w * p * (1 - p)
+
+
+def lambdarank_grad(F, y, w, spans):
+    """LambdaRank: each (right, wrong) pair of a question pulls them apart by
+    the change in its NDCG their swap would make (a wrong candidate above a
+    right one near the top costs most)."""
+    import numpy as np
+    g, h = np.zeros_like(F), np.zeros_like(F)
+    for start, end, weight in spans:
+        lab = y[start:end]
+        npos = int(lab.sum())
+        if npos == 0 or npos == end - start:
+            continue
+        s = F[start:end]
+        rank = np.empty(len(s), dtype=int)
+        rank[np.argsort(-s, kind="stable")] = np.arange(len(s))
+        disc = 1.0 / np.log2(2.0 + rank)
+        ideal = (1.0 / np.log2(2.0 + np.arange(npos))).sum()
+        pos, neg = np.where(lab > 0)[0], np.where(lab == 0)[0]
+        delta = np.abs(disc[pos][:, None] - disc[neg][None, :]) / ideal
+        rho = 1.0 / (1.0 + np.exp(np.clip(s[pos][:, None] - s[neg][None, :], -30, 30)))
+        lam, hes = weight * rho * delta, weight * rho * (1 - rho) * delta
+        g[start + pos] -= lam.sum(axis=1)
+        g[start + neg] += lam.sum(axis=0)
+        h[start + pos] += hes.sum(axis=1)
+        h[start + neg] += hes.sum(axis=0)
+    return g, h
+
+
+LOSSES = {"logistic": logistic_grad, "pairwise": lambdarank_grad}
+
+
+def quantile_bins(X, bins=32):
+    """[thresholds of each column] (its distinct quantiles) and X as bin numbers."""
+    import numpy as np
+    cuts, binned = [], np.zeros(X.shape, dtype=np.int32)
+    for j in range(X.shape[1]):
+        edges = np.unique(np.quantile(X[:, j], np.linspace(0, 1, bins + 1)[1:-1]))
+        cuts.append(edges)
+        binned[:, j] = np.searchsorted(edges, X[:, j], side="left")
+    return cuts, binned
+
+
+def grow(binned, cuts, g, h, idx, depth, settings):
+    """A tree over the rows idx, split where Newton's gain is largest."""
+    import numpy as np
+    G, H = g[idx].sum(), h[idx].sum()
+    lam = settings["l2"]
+    leaf = float(-settings["shrink"] * G / (H + lam))
+    if depth == 0 or len(idx) < 2:
+        return leaf
+    best = (settings["min_gain"], None, None)
+    for j, edges in enumerate(cuts):
+        if not len(edges):
+            continue
+        col = binned[idx, j]
+        gl = np.cumsum(np.bincount(col, weights=g[idx], minlength=len(edges) + 1))[:-1]
+        hl = np.cumsum(np.bincount(col, weights=h[idx], minlength=len(edges) + 1))[:-1]
+        ok = (hl >= settings["min_child"]) & (H - hl >= settings["min_child"])
+        if not ok.any():
+            continue
+        gain = gl ** 2 / (hl + lam) + (G - gl) ** 2 / (H - hl + lam) - G ** 2 / (H + lam)
+        gain[~ok] = -1.0
+        b = int(np.argmax(gain))
+        if gain[b] > best[0]:
+            best = (gain[b], j, b)
+    _, j, b = best
+    if j is None:
+        return leaf
+    left = binned[idx, j] <= b
+    return [j, float(cuts[j][b]), grow(binned, cuts, g, h, idx[left], depth - 1, settings),
+            grow(binned, cuts, g, h, idx[~left], depth - 1, settings)]
+
+
+TREE_SETTINGS = {"trees": 40, "depth": 2, "shrink": 0.1, "l2": 1e-3, "min_child": 2e-3, "min_gain": 0.0,
+                 "loss": "logistic", "residual": 0.0}
+
+
+def fit_trees(records, columns, settings=None):
+    """{"trees"}: boosted trees fitted on the records (one list per set) over the chosen columns."""
+    import numpy as np
+    settings = dict(TREE_SETTINGS, **(settings or {}))
+    X, y, w, spans = tree_design(records, columns)
+    scale = 1.0 / w.sum()  # the sample weights sum to 1, so l2 and min_child mean the same on any data
+    w = w * scale
+    spans = [(a, b, q * scale) for a, b, q in spans]
+    cuts, binned = quantile_bins(X)
+    rate = float(np.clip((w * y).sum(), 1e-6, 1 - 1e-6))  # logistic loss starts from the base rate (a leaf)
+    trees = [math.log(rate / (1 - rate))] if settings["loss"] == "logistic" else []
+    F = float(sum(trees)) + settings["residual"] * rules_prior(X_ranks(records))
+    grad = LOSSES[settings["loss"]]
+    idx = np.arange(len(y))
+    for _ in range(settings["trees"]):
+        g, h = grad(F, y, w, spans)
+        tree = grow(binned, cuts, g, h, idx, settings["depth"], settings)
+        trees.append(remap(tree, columns))
+        F += tree_values(tree, X)
+    return {"trees": trees, "residual": settings["residual"]}
+
+
+def X_ranks(records):
+    import numpy as np
+    return np.array([c[3] for recs in records for rec in recs for c in rec["cands"]], dtype=float)
+
+
+def rules_prior(rank):
+    """A residual model's starting score: the rules' order, -log(1 + rank)
+    (times the residual setting; the trees learn corrections to it)."""
+    import numpy as np
+    return -np.log1p(rank)
+
+
+def tree_values(tree, X):
+    """The tree's value of every row of X (numpy, for the fit)."""
+    import numpy as np
+    if not isinstance(tree, list):
+        return np.full(len(X), tree)
+    left = X[:, tree[0]] <= tree[1]
+    out = np.empty(len(X))
+    out[left] = tree_values(tree[2], X[left])
+    out[~left] = tree_values(tree[3], X[~left])
+    return out
+
+
+def remap(tree, columns):
+    """The tree with its column numbers read as indices of stacked features."""
+    if not isinstance(tree, list):
+        return tree
+    return [columns[tree[0]], tree[1], remap(tree[2], columns), remap(tree[3], columns)]
+
+
+def by_trees(model):
+    def rank(rec):
+        return sorted(rec["cands"], key=lambda c: (-tree_score(model, stacked(c)), c[3]))
+    return rank
+
+
+def lodo_trees(data, columns, split=None, settings=None):
+    """{left-out set: (rules metrics, tree metrics, [])}: fitted on the other sets."""
+    out = {}
+    for name in sorted(data):
+        train = [[r for r in data[o] if split is None or r["split"] == split] for o in sorted(data) if o != name]
+        model = fit_trees([t for t in train if t], columns, settings)
+        held = [r for r in data[name] if split is None or r["split"] != split]
+        out[name] = (metrics(held, by_rules), metrics(held, by_trees(model)), [])
+    return out
+
+
+def main_trees(args, data, columns):
+    settings = {"trees": args.trees, "depth": args.depth, "shrink": args.shrink, "l2": args.l2, "loss": args.loss,
+                "residual": args.residual}
+    print("trees: %s; features: %s" % (json.dumps(settings, sort_keys=True),
+                                       ",".join((FEATURES + (STACK,))[c] for c in columns)))
+    print_table(lodo_trees(data, columns, args.split, settings))
+    if args.write:
+        tune = [[r for r in data[s] if r["split"] == "tune"] for s in sorted(data)]
+        model = fit_trees([t for t in tune if t], columns, settings)
+        with open(args.write, "w", encoding="utf-8") as f:
+            json.dump(dict(model, features=list(FEATURES + (STACK,)), settings=settings), f)
+        print("wrote " + args.write)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dumps", default="/tmp/ltr")
@@ -274,9 +496,19 @@ def main(argv=None):
     ap.add_argument("--split", choices=("tune", "held"),
                     help="fit on this half of the other sets, measure the other half of the left-out one")
     ap.add_argument("--write", help="write the weights fitted on every set's tuning half here")
+    ap.add_argument("--trees", type=int, help="boosted trees instead of the linear model: this many")
+    ap.add_argument("--depth", type=int, default=TREE_SETTINGS["depth"])
+    ap.add_argument("--shrink", type=float, default=TREE_SETTINGS["shrink"])
+    ap.add_argument("--l2", type=float, default=TREE_SETTINGS["l2"])
+    ap.add_argument("--loss", choices=sorted(LOSSES), default=TREE_SETTINGS["loss"])
+    ap.add_argument("--stack", action="store_true", help="trees: the rules' rank as one more feature")
+    ap.add_argument("--residual", type=float, default=0.0,
+                    help="trees: start from this times -log(1 + the rules' rank), learn corrections")
     args = ap.parse_args(argv)
     data = load(args.dumps)
     columns = [FEATURES.index(f) for f in args.features.split(",")] if args.features else list(range(len(FEATURES)))
+    if args.trees:
+        return main_trees(args, data, columns + ([len(FEATURES)] if args.stack else []))
     if args.select:
         columns = select(data, columns, args.split)
     if args.forward:

@@ -12,6 +12,14 @@ from helpers import ROOT, SyncedMemory
 from memsuite.search.features import FEATURES
 
 
+def three_sets(fr, dump, n):
+    """The records of three made-up sets a, b and c of n questions, each dumped by dump(folder, name, n, seed)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, name in enumerate(("a", "b", "c")):
+            dump(tmp, name, n, k)
+        return fr.load(tmp)
+
+
 def fit_ranker():
     spec = importlib.util.spec_from_file_location("fit_ranker", os.path.join(ROOT, "data", "fit-ranker.py"))
     module = importlib.util.module_from_spec(spec)
@@ -86,10 +94,8 @@ class FitRankerTest(unittest.TestCase):
 
     def test_the_fit_learns_the_telling_feature_and_beats_a_random_order(self):
         fr = fit_ranker()
+        data = three_sets(fr, self.dump, 40)
         with tempfile.TemporaryDirectory() as tmp:
-            for k, name in enumerate(("a", "b", "c")):
-                self.dump(tmp, name, 40, k)
-            data = fr.load(tmp)
             columns = list(range(len(FEATURES)))
             table = fr.lodo(data, columns, "tune")
             for name, (rules, model, tops) in table.items():
@@ -114,6 +120,77 @@ class FitRankerTest(unittest.TestCase):
         plain = fr._fit_plain(X, y, w, iterations=400, rate=5.0)
         self.assertGreater(plain[0], 1.0)  # the feature that tells
         self.assertLess(abs(plain[1]), plain[0] / 3)  # the noise
+
+
+class FitTreesTest(unittest.TestCase):
+    """The boosted trees on made-up dumps where what tells the right
+    candidate depends on a gate: in a chat turn one feature does, in a
+    question another; the rules' order (the recorded rank) is random."""
+
+    def dump(self, folder, name, n, seed):
+        rng = random.Random(seed)
+        turn, by_turn, by_question = (FEATURES.index(f) for f in ("chat_turn", "file", "heading"))
+        with open(os.path.join(folder, name + ".jsonl"), "w", encoding="utf-8") as f:
+            for i in range(n):
+                right, is_turn = rng.randrange(8), i % 4 < 2
+                cands = []
+                for j, rank in enumerate(rng.sample(range(8), 8)):
+                    feats = [rng.random() for _ in FEATURES]
+                    feats[turn] = float(is_turn)
+                    telling = by_turn if is_turn else by_question
+                    feats[telling] = 0.7 + 0.3 * rng.random() if j == right else 0.7 * rng.random()
+                    cands.append([feats, int(j == right), int(j == right), rank])
+                f.write(json.dumps({"set": name, "split": "tune" if i % 2 else "held", "query": "q%d" % i,
+                                    "cands": cands}) + "\n")
+
+    def test_the_trees_learn_the_gate_and_beat_a_random_order(self):
+        try:
+            import numpy  # noqa: F401  (fitting needs it; the search never does)
+        except ImportError:
+            self.skipTest("numpy is not installed")
+        fr = fit_ranker()
+        data = three_sets(fr, self.dump, 80)
+        columns = list(range(len(FEATURES)))
+        for loss in sorted(fr.LOSSES):
+            table = fr.lodo_trees(data, columns, "tune", {"trees": 20, "depth": 2, "shrink": 0.3, "loss": loss})
+            for name, (rules, model, _) in table.items():
+                self.assertGreater(model["MRR"], rules["MRR"] + 0.3, (loss, name))
+        model = fr.fit_trees([data[s] for s in sorted(data)], columns, {"trees": 5, "depth": 2})
+        def splits(tree):
+            return [tree[0]] + splits(tree[2]) + splits(tree[3]) if isinstance(tree, list) else []
+        used = [f for tree in model["trees"] for f in splits(tree)]
+        for name in ("chat_turn", "file", "heading"):  # the gate and what tells on each side of it
+            self.assertIn(FEATURES.index(name), used)
+
+    def test_the_written_trees_score_a_candidate_in_plain_python(self):
+        try:
+            import numpy  # noqa: F401
+        except ImportError:
+            self.skipTest("numpy is not installed")
+        import contextlib
+        import io
+        fr = fit_ranker()
+        with tempfile.TemporaryDirectory() as tmp:
+            for k, name in enumerate(("a", "b")):
+                self.dump(tmp, name, 40, k)
+            path = os.path.join(tmp, "trees.json")
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                fr.main(["--dumps", tmp, "--trees", "3", "--split", "tune", "--stack", "--write", path])
+            with open(path, encoding="utf-8") as f:
+                model = json.load(f)
+            cand = fr.load(tmp)["a"][0]["cands"][0]
+        self.assertIn("| a |", out.getvalue())  # the left-out table
+        self.assertEqual(len(model["trees"]), 4)  # the base rate and three trees
+        self.assertEqual(model["features"][-1], fr.STACK)
+        self.assertIsInstance(fr.tree_score(model, fr.stacked(cand)), float)
+
+    def test_a_tree_sends_a_value_at_its_threshold_left(self):
+        fr = fit_ranker()
+        tree = [1, 0.5, [0, 0.2, -1.0, 2.0], 3.0]
+        self.assertEqual(fr.tree_value(tree, [0.1, 0.5]), -1.0)
+        self.assertEqual(fr.tree_value(tree, [0.3, 0.4]), 2.0)
+        self.assertEqual(fr.tree_value(tree, [0.3, 0.6]), 3.0)
+        self.assertEqual(fr.tree_score({"trees": [tree, 0.25]}, [0.3, 0.6]), 3.25)
 
 
 if __name__ == "__main__":
