@@ -385,6 +385,34 @@ def search_rows(folder, env, runs, before=None):
     return list(times.items())
 
 
+THIN_PROMPT = "Okay, and what did we settle on for that in the end?"  # alone it finds nothing: its conversation is read
+
+
+def conversation_rows(folder, env, runs, tmp, megabytes=64):
+    """[(label, seconds)]: the prompt hook in a session whose transcript is
+    `megabytes` (its tail is what the recall reads), by default and with
+    MEMORY_HOOK_CONTEXT=0, beside the same prompts with no transcript,
+    interleaved run by run: a question, and a thin prompt for which the
+    conversation is searched.  Each label is one session, its first call
+    untimed (it reads the whole transcript once for the notes it holds, as a
+    session's first prompt does; later prompts read on from there)."""
+    path = os.path.join(tmp, "talk.jsonl")
+    size = big_transcript(path, megabytes)
+    big = "%.0f MB transcript" % (size / 1048576.0)
+    settings = (("no transcript", "", None), (big + ", MEMORY_HOOK_CONTEXT=0", path, "0"), (big, path, None))
+    times = {}
+    for r in range(runs + 1):
+        for k, (kind, prompt) in enumerate((("question", QUERIES[0]), ("thin prompt", THIN_PROMPT))):
+            for n, (label, transcript, setting) in enumerate(settings):
+                call_env = dict(env, **({"MEMORY_HOOK_CONTEXT": setting} if setting else {}))
+                t = timed([SEARCH, "hook", "--dir", folder], call_env, json.dumps(
+                    {"hook_event_name": "UserPromptSubmit", "session_id": "talk-%d-%d" % (k, n), "prompt": prompt,
+                     "transcript_path": transcript, "cwd": "/w"}).encode())
+                if r:
+                    times.setdefault("hook UserPromptSubmit, %s, %s" % (kind, label), []).append(t)
+    return list(times.items())
+
+
 def run_cost(env, runs, data, before=None):
     with tempfile.TemporaryDirectory() as tmp:
         folder = os.path.join(tmp, "mem")
@@ -400,6 +428,7 @@ def run_cost(env, runs, data, before=None):
             {"hook_event_name": "UserPromptSubmit", "session_id": "t%d" % r, "prompt": "ok",
              "transcript_path": "", "cwd": "/w"}).encode()) for r in range(runs)]
         rows.append(("hook UserPromptSubmit, trivial prompt", trivial))
+        rows += conversation_rows(folder, env, runs, tmp)
         tpath = os.path.join(tmp, "big.jsonl")
         tsize = big_transcript(tpath, 10)
         pre = [timed([SEARCH, "hook", "--dir", folder], env, json.dumps(

@@ -83,6 +83,15 @@ class SearchWithContextTest(TempMemory):
         self.assertNotEqual(first(alone), "memory/2026-05-01.md")
         self.assertEqual(first(talked), "memory/2026-05-01.md")
 
+    def test_explain_names_the_conversations_terms(self):
+        path = os.path.join(self.tmp, "talk.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("user: I keep thinking about the lighthouse and its keeper\n")
+        doc = json.loads(self.search("when does it change", "--context-file", path, "--explain").stdout)
+        top = doc["results"][0]["explain"]["matched"]
+        self.assertIn("conversation", {m["from"] for m in top})
+        self.assertTrue(all(m["weight"] < 1 for m in top if m["from"] == "conversation"))
+
     def test_the_mcp_tool_takes_the_same_context(self):
         from test_agents import McpClient
         client = McpClient(self, self.dir)
@@ -109,8 +118,9 @@ from test_hooks import HookCase  # noqa: E402
 
 
 class HookReadsTheConversationTest(HookCase):
-    """With MEMORY_HOOK_CONTEXT=1 the prompt hook searches with the turns its
-    transcript holds before the prompt; by default, with the prompt alone."""
+    """By default the prompt hook reads the turns its transcript holds
+    before the prompt when the prompt alone finds nothing worth sending;
+    MEMORY_HOOK_CONTEXT=0 turns that off."""
     PROMPT = "Okay, what did we decide back then?"
 
     def setUp(self):
@@ -120,11 +130,46 @@ class HookReadsTheConversationTest(HookCase):
         self.transcript([json.dumps({"type": r, "message": {"role": r, "content": t}}) for r, t in turns])
 
     def test_a_prompt_whose_topic_is_in_earlier_turns_gets_it(self):
-        env = dict(self.env, MEMORY_HOOK_CONTEXT="1")
-        context, _ = self.hook("UserPromptSubmit", prompt=self.PROMPT, env=env)
+        context, _ = self.hook("UserPromptSubmit", prompt=self.PROMPT)
         self.assertIsNotNone(context)
         self.assertIn("Feedly", context)
 
-    def test_off_by_default(self):
-        context, _ = self.hook("UserPromptSubmit", prompt=self.PROMPT)
+    def test_off_with_the_setting(self):
+        context, _ = self.hook("UserPromptSubmit", prompt=self.PROMPT, env=dict(self.env, MEMORY_HOOK_CONTEXT="0"))
         self.assertTrue(context is None or "Feedly" not in context)
+
+
+class ConversationOnlyWhenThePromptIsThinTest(HookCase):
+    """The prompt is searched alone first: what it finds by itself is sent
+    as if there were no conversation; a stranger's conversation (words this
+    memory never saw) leaves a thin prompt silent."""
+
+    def recall(self, prompt, said):
+        from memsuite.doors import hooks
+        return hooks.recall(self.dir, prompt, context=[Turn(role, text) for role, text in said])[0]
+
+    def test_a_prompt_that_finds_its_answer_alone_is_sent_the_same(self):
+        prompt = "How did I fix the duplicate items in Feedly?"
+        alone = self.recall(prompt, [])
+        self.assertIn("Feedly", alone)
+        talk = [("user", "I am planning the hiking trip and the blog migration"), ("assistant", "Which one first?")]
+        self.assertEqual(self.recall(prompt, talk), alone)
+
+    def test_a_thin_prompt_is_searched_with_its_conversation_lazily(self):
+        from memsuite.doors import hooks
+        asked = []
+
+        def turns():
+            asked.append(1)
+            return [Turn("user", "Feedly shows duplicate posts of the blog RSS feed again")]
+        hooks.recall(self.dir, "How did I fix the duplicate items in Feedly?", context=turns)
+        self.assertEqual(asked, [], "the conversation was read though the prompt alone had its answer")
+        self.assertIn("Feedly", hooks.recall(self.dir, "Okay, what did we decide back then?", context=turns)[0])
+        self.assertEqual(asked, [1])
+
+    def test_a_strangers_conversation_stays_silent(self):
+        talk = [("user", "My quokka Bartholomew refused the zucchini again, and the vet in Wollongong says "
+                         "his glockenspiel lessons stress him"),
+                ("assistant", "Poor Bartholomew. Maybe the xylophone teacher could come to Wollongong?"),
+                ("user", "The quokka also chewed the marimba mallets")]
+        self.assertEqual(self.recall("Okay, what did we decide back then?", talk), "")

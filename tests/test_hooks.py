@@ -764,6 +764,22 @@ class OpenClawPluginTest(HookCase):
         self.assertIn("config.search", said[0])
 
     @unittest.skipUnless(_node(), "node >= 18 is not installed")
+    def test_a_thin_prompt_is_recalled_with_the_events_messages(self):
+        """before_prompt_build's event.messages reach the hook: a prompt whose
+        topic only the earlier messages name gets the note of that topic."""
+        ctx = {"sessionId": "oc-talk", "workspaceDir": self.dir}
+        messages = [{"role": "user", "content": [{"type": "text", "text": "Feedly shows duplicate posts of the "
+                                                                          "blog RSS feed again"}]},
+                    {"role": "assistant", "content": [{"type": "text", "text": "The feed ids changed?"}]}]
+        prompt = "Okay, what did we decide back then?"
+        talked, alone = self.run_plugin({"search": SEARCH, "memoryDir": self.dir}, [
+            ["prompt", {"prompt": prompt, "messages": messages}, ctx],
+            ["prompt", {"prompt": prompt, "messages": []}, dict(ctx, sessionId="oc-alone")]])
+        recalled = lambda out: out["prependContext"].partition("## Memories for")[2] if out else ""  # noqa: E731
+        self.assertIn("Feedly", recalled(talked))
+        self.assertNotIn("Feedly", recalled(alone))
+
+    @unittest.skipUnless(_node(), "node >= 18 is not installed")
     def test_fails_open(self):
         missing = os.path.join(self.tmp, "no-such-folder")
         out = self.run_plugin({"search": SEARCH, "memoryDir": missing}, [

@@ -84,7 +84,7 @@ def explain_hits(store, request, hits):
     """({hit id: what it matched and scored}, [the weaker hits cut, and why])."""
     from ..search.explain import explain
     return explain(store, request.query, hits, request.limit, request.mode, request.min_score, request.filters,
-                   recent_params(store, request.recent))
+                   recent_params(store, request.recent), request.context)
 
 
 def search_result(store, request, hits=None):

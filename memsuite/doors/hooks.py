@@ -37,8 +37,7 @@ from ..files.notes import append_memory
 from .hook_state import (Hook, captures, held, hold, log_line, look, note_pending, positive_int, prune,
                          resume_point, safe_id, save_quietly, tag, take_pending)
 from ..search.context import event_turns
-from ..search.recall import (RECALL_CUT, RECALL_FLOOR, choose, context_terms, held_whole, pack_lines, prompt_topic,
-                             talk_of, unheld)
+from ..search.recall import RECALL_CUT, RECALL_FLOOR, held_whole, pack_lines, recall_choice, unheld
 from ..search.results import estimate_tokens
 from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder, resolve_memory_dir, safe_join
 from ..store.memory_store import MemoryStore
@@ -249,28 +248,28 @@ def trivial(prompt):
 def recall(root, prompt, held=(), skip_paths=(), budget=RECALL_TOKENS, cut=RECALL_CUT, floor=RECALL_FLOOR,
            store=None, backend=None, context=None):
     """(markdown, [(path, first, last)], [line keys]): the passages worth
-    injecting for a prompt (recall.choose), without the lines the session
-    holds, packed within budget; ("", [], []) when nothing is.  context:
-    the conversation before the prompt ([search.context.Turn])."""
+    injecting for a prompt (recall.recall_choice), without the lines the
+    session holds, packed within budget; ("", [], []) when nothing is.
+    context: the conversation before the prompt ([search.context.Turn], or
+    a function giving it: read only for a thin prompt that finds nothing)."""
     query = " ".join(prompt.split())[:MAX_QUERY_CHARS]
     own = store is None
     store = store or MemoryStore(root, backend=backend, warn=lambda msg: None)
+
+    def search_with(turns):  # the prompt alone first: the index is brought up to date then
+        return run_search(store, search_request(query, limit=RECALL_HITS, context=turns), sync=own and not turns)
     try:
-        hits = run_search(store, search_request(query, limit=RECALL_HITS, context=context), sync=own)
-        topic = prompt_topic(store, query, hits.analysed) if hits else None
-        talk = talk_of(store, query, context) if hits and context else None
+        picked, extra = recall_choice(search_with, store, query, context, cut, floor, skip_paths, held)
     finally:
         if own:
             store.close()
     # secrets out before lines are cut (a cut could leave half a key no pattern knows)
     # and keyed (the brief keys its lines redacted: the same line is the same key)
-    worth = [h._replace(text=redact(h.text), heading=redact(h.heading or "")) for h in
-             choose(hits, query, cut, floor, skip_paths, topic, talk)]
+    worth = [h._replace(text=redact(h.text), heading=redact(h.heading or "")) for h in picked]
     chosen = unheld(worth, held)
     if not chosen:
         return "", [], []
-    text, ranges, keys = pack_lines(chosen, query, budget, sent=held_whole(worth, held),
-                                    extra=context_terms(hits.analysed, query) if context else None)
+    text, ranges, keys = pack_lines(chosen, query, budget, sent=held_whole(worth, held), extra=extra)
     return (redact(text), ranges, keys) if ranges else ("", [], [])  # recall goes out unasked: no secret in it, whole or cut
 
 
@@ -292,7 +291,7 @@ def user_prompt(hook, event, opts):
     skip = captures(hook, state)
     room = budget - estimate_tokens(_frame(""))  # the budget is what the agent reads, framing included
     text, _, keys = recall(hook.root, prompt, held(state), skip, room, cut, backend=opts.get("backend"),
-                           context=event_turns(event, prompt) if os.environ.get("MEMORY_HOOK_CONTEXT") == "1" else None)
+                           context=None if os.environ.get("MEMORY_HOOK_CONTEXT") == "0" else lambda: event_turns(event, prompt))
     if keys:
         hold(state, keys)
     if text or json.dumps(state, sort_keys=True) != before:  # a save syncs to disk: only when needed

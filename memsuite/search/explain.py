@@ -12,14 +12,16 @@ from ..text.tokenizer import tokenize
 CUT_SHOWN = 5
 
 
-def explain(store, query, hits, limit, mode, min_score, filters, params=None):
+def explain(store, query, hits, limit, mode, min_score, filters, params=None, context=None):
     """({hit id: explanation}, [cut hit]): what each hit matched and scored,
-    and the next weaker hits with the reason each was left out."""
+    and the next weaker hits with the reason each was left out.  context:
+    the conversation the search was given (its terms matched say so)."""
     params = params or store.params
     from .dates import asked_dates, on_asked_day, today_of
     asked = asked_dates(query, today_of(filters.today if filters else None))
-    q = analyse_query(store, query, params)
+    q = analyse_query(store, query, params, context)
     own = set(q.base)
+    talked = set(q.weights) - set(analyse_query(store, query, params).weights) if context else set()
     share = _semantic_share(store, query, hits, params)
     w = {"hybrid": params.weight_keyword, "keyword": 1.0, "vector": 0.0}[mode or "hybrid"]
     factor = _recency(store, params)
@@ -27,7 +29,8 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
     explained = {}
     for h in hits:
         held = set(tokenize(h.text))
-        matched = [{"term": t, "weight": round(q.weights[t], 3), "from": "query" if t in own else "expansion"}
+        matched = [{"term": t, "weight": round(q.weights[t], 3), "from": "query" if t in own else
+                    "conversation" if t in talked else "expansion"}
                    for t in sorted(q.weights, key=lambda t: (-q.weights[t], t)) if t in held]
         base = (1 - share) * (w * h.keyword + (1 - w) * h.vector) + share * (h.semantic or 0.0)
         explained[h.id] = {
@@ -47,7 +50,7 @@ def explain(store, query, hits, limit, mode, min_score, filters, params=None):
         if h.id in getattr(hits, "repeats", ()):  # its lines repeat a better hit's: it kept duplicate_share
             explained[h.id]["repeat"] = params.duplicate_share
             explained[h.id]["rerank"] = round(h.score / factor(h.date) / evidence / params.duplicate_share - base, 4)
-    return explained, _cut(store, query, hits, limit, mode, min_score, filters, params)
+    return explained, _cut(store, query, hits, limit, mode, min_score, filters, params, context)
 
 
 def dates_read(query, filters=None):
@@ -76,12 +79,12 @@ def _semantic_share(store, query, hits, params):
     return semantic_share(store, query, params)
 
 
-def _cut(store, query, hits, limit, mode, min_score, filters, params):
+def _cut(store, query, hits, limit, mode, min_score, filters, params, context=None):
     """The hits a search with no cut would have shown next, and why each was
     left out: under --min-score, under score_floor, under relative_floor of
     the best, or past --limit."""
     shown = {h.id for h in hits}
-    every = search(store, query, (limit or 5) + CUT_SHOWN, mode or "hybrid", 0.0, filters, params)
+    every = search(store, query, (limit or 5) + CUT_SHOWN, mode or "hybrid", 0.0, filters, params, context=context)
     best = every[0].score if every else 0.0
     out = []
     for h in every:
@@ -107,7 +110,8 @@ def print_explained(hits, explained, cut, dates=()):
         out.write("dates read: %s\n" % ", ".join(dates))
     for i, h in enumerate(hits, 1):
         e = explained[h.id]
-        terms = " ".join("%s%s" % (m["term"], "" if m["weight"] == 1 else "(%g)" % m["weight"]) for m in e["matched"])
+        terms = " ".join("%s%s" % (m["term"], "" if m["weight"] == 1 else "(%g%s)" % (
+            m["weight"], " conversation" if m["from"] == "conversation" else "")) for m in e["matched"])
         out.write("%d. %s  %s\n" % (i, h.id, "  ".join("%s %.2f" % kv for kv in e["channels"].items())
                                     + "  merged %.2f  rerank %+.2f" % (e["merged"], e["rerank"])
                                     + ("  recency x%.2f" % e["recency"] if "recency" in e else "")

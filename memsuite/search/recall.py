@@ -184,6 +184,7 @@ LENGTH_EXPONENT = 0.5   # how much (bench/autorecall.py, RealMem tuning personas
 UNKNOWN_FULL_CHUNKS = 200  # a memory this big knows the everyday words: below it, unknown words count less
 COVER_NEUTRAL = 0.32    # a long turn's best hit holding this share of its topic leaves its scores as they are
 COVER_EXPONENT = 0.3    # how much more or less of it raises or lowers them (bench/autorecall.py, tuning personas)
+THIN_WORDS = 6          # a prompt of at most this many content words may be searched with its conversation (RealMem tuning personas)
 SUBJECT_BOOST = 0.15    # a question whose best hit holds its subject: scores raised by up to this share (LoCoMo tuning half)
 LINE_SHARE = 0.04       # the budget's share of one line (20 tokens at 500): a longer one is cut to its best sentences
 MIN_LINE_TOKENS = 16    # ... but never less than a short sentence
@@ -319,6 +320,33 @@ def choose(hits, query, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=(), topic
     if hits[0].score * factor < cut:
         return []
     return [h for h in hits if h.score * factor >= floor and h.path not in skip_paths]
+
+
+def recall_choice(search_with, store, query, turns, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=(), held=()):
+    """(hits worth injecting for a prompt, {term: weight} its conversation
+    adds to a line's worth or None).  search_with(turns): the hits of the
+    prompt searched with those turns (None: alone).  turns: the conversation
+    before the prompt, or a function giving it (read only when needed).
+    The prompt is searched alone first: when it finds something the session
+    does not hold, that is the answer, as it always was (reranking every
+    prompt with its conversation lowered RealMem's cites and silence).  Only
+    a thin prompt (at most THIN_WORDS content words: "Okay, Option 1 it
+    is") that alone finds nothing new is searched again with its
+    conversation, and judged as one long turn with it (talk_of), so a
+    stranger's conversation, full of words this memory never saw, stays
+    silent."""
+    hits = search_with(None)
+    topic = prompt_topic(store, query, hits.analysed) if hits else None
+    chosen = choose(hits, query, cut, floor, skip_paths, topic)
+    if unheld(chosen, held) or content_words(query) > THIN_WORDS:
+        return chosen, None
+    turns = turns() if callable(turns) else turns
+    if not turns:
+        return chosen, None
+    hits = search_with(turns)
+    talk = talk_of(store, query, turns) if hits else None
+    talked = choose(hits, talk.text, cut, floor, skip_paths, talk.topic) if talk else []
+    return (talked, context_terms(hits.analysed, query)) if talked else (chosen, None)
 
 
 def unheld(hits, held):

@@ -245,6 +245,14 @@ class ClientCase(unittest.TestCase):
             self.assertNotIn(secret.encode(), data, secret)
 
 
+    def check_the_conversation_recalls(self, fact):
+        """self.thin: {MEMORY_HOOK_CONTEXT setting: the requests of a thin
+        prompt whose topic its session's earlier turn named}: by default its
+        recall holds the fact, without the conversation ("0") it does not."""
+        default, off = ("\n".join(r for body in self.thin[k] for r in recalls(body)) for k in ("", "0"))
+        self.assertIn(fact, default)
+        self.assertNotIn(fact, off)
+
     def check_new_session_gets(self, bodies, facts):
         text = "\n".join(n for body in bodies for n in notes(body))
         for fact in facts:

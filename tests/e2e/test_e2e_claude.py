@@ -12,6 +12,8 @@ from clients import (BADGE, PIANO, ROOT, SECRET_PROMPT, ClientCase, briefs, bull
                      wanted)
 
 CLAUDE = tool("cc", "node_modules", ".bin", "claude")
+TOPIC_TURN = "I have to go back to the exit-entry bureau tomorrow for my passport."
+THIN_PROMPT = "Which number do I need to show them?"
 FORK_PROMPT = "What's my badge number now? Where is the car insurance policy, and who is my dentist?"
 CLAUDE_MARKERS = ["Primary Request", "previous conversation", "Summary", "Compacted", "command-", "Caveat",
                   "TOOLNOISE", "system-reminder", "<"]
@@ -68,6 +70,19 @@ class ClaudeCodeTest(ClientCase):
             time.sleep(1)
         for p in procs:
             p.wait(300)
+        cls.thin = {setting: cls.thin_prompt_after_its_topic(setting) for setting in ("", "0")}
+
+    @classmethod
+    def thin_prompt_after_its_topic(cls, setting):
+        """The request of a prompt whose topic only its session's first turn
+        names (that turn recalls nothing: its cut is out of reach), resumed
+        with MEMORY_HOOK_CONTEXT set to `setting` ("" for the default)."""
+        first = cls.run_client([CLAUDE, "-p", TOPIC_TURN, "--output-format", "json"],
+                               env=dict(cls.env, MEMORY_HOOK_MIN_SCORE="99"))[0]
+        m = cls.stub.mark()
+        env = dict(cls.env, **({"MEMORY_HOOK_CONTEXT": setting} if setting else {}))
+        cls.run_client([CLAUDE, "--resume", json.loads(first.stdout)["session_id"], "-p", THIN_PROMPT], env=env)
+        return cls.stub.bodies(m)
 
     @classmethod
     def claude(cls, *args):
@@ -109,6 +124,12 @@ class ClaudeCodeTest(ClientCase):
         text = "\n".join(notes(body))
         for fact in ("88412", "周三下午四点"):
             self.assertIn(fact, text)
+
+    def test_a_prompt_whose_topic_is_in_the_earlier_turns_gets_the_memory(self):
+        """The transcript's earlier turn names the passport; the prompt alone
+        does not, and without the conversation (MEMORY_HOOK_CONTEXT=0) it
+        gets nothing of it."""
+        self.check_the_conversation_recalls("SH-0814-2231")
 
     def test_two_sessions_a_second_apart_write_two_files(self):
         self.check_two_files("locker is number 17", "5521")

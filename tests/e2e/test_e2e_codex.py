@@ -17,6 +17,8 @@ from clients import (BADGE, PIANO, ROOT, SECRET_PROMPT, ClientCase, briefs, bull
 CODEX = tool("codex", "node_modules", ".bin", "codex")
 BYPASS = "--dangerously-bypass-hook-trust"
 TMUX = shutil.which("tmux")
+TOPIC_TURN = "明天要去出入境管理局取护照。"
+THIN_PROMPT = "Which number do I need to show them?"
 FORK_PROMPT = "What's my badge number now? Who is my landlord and when is rent due? What is the Wi-Fi called?"
 CODEX_MARKERS = ["environment_context", "<cwd>", "current_date", "Summary", "summary", "handoff",
                  "Another language model", "permissions", "AGENTS.md", "<"]
@@ -68,7 +70,19 @@ class CodexTest(ClientCase):
                                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
             time.sleep(1)
         cls.pair = [cls.session_id(p.communicate(timeout=300)[1]) for p in procs]
+        cls.thin = {setting: cls.thin_prompt_after_its_topic(setting) for setting in ("", "0")}
         cls.tui = cls.run_tui() if TMUX else None
+
+    @classmethod
+    def thin_prompt_after_its_topic(cls, setting):
+        """The request of a prompt whose topic only its session's first turn
+        names (that turn recalls nothing: its cut is out of reach), resumed
+        with MEMORY_HOOK_CONTEXT set to `setting` ("" for the default)."""
+        first = cls.run_client([CODEX, "exec", BYPASS, TOPIC_TURN], env=dict(cls.env, MEMORY_HOOK_MIN_SCORE="99"))[0]
+        m = cls.stub.mark()
+        env = dict(cls.env, **({"MEMORY_HOOK_CONTEXT": setting} if setting else {}))
+        cls.run_client([CODEX, "exec", BYPASS, "resume", cls.session_id(first.stderr), THIN_PROMPT], env=env)
+        return cls.stub.bodies(m)
 
     @classmethod
     def codex(cls, *args):
@@ -130,6 +144,12 @@ class CodexTest(ClientCase):
 
     def test_the_resident_process_served_the_hooks(self):
         self.check_resident_served()
+
+    def test_a_prompt_whose_topic_is_in_the_earlier_turns_gets_the_memory(self):
+        """The rollout's earlier turn names the passport; the prompt alone
+        does not, and without the conversation (MEMORY_HOOK_CONTEXT=0) it
+        gets nothing of it."""
+        self.check_the_conversation_recalls("SH-0702-5518")
 
     def test_brief_and_recall_in_the_request(self):
         body = self.first[-1]

@@ -47,6 +47,12 @@ export function runHook(search, args, payload, timeoutMs) {
   });
 }
 
+// The conversation's last messages, which the recall reads when the prompt alone is thin (a bounded payload)
+const RECENT_MESSAGES = 12;
+function recentMessages(messages) {
+  return Array.isArray(messages) ? messages.slice(-RECENT_MESSAGES) : undefined;
+}
+
 function contextOf(stdout) {
   try {
     const text = JSON.parse(stdout)?.hookSpecificOutput?.additionalContext;
@@ -92,7 +98,7 @@ export function createPlugin(config = {}, logger = console) {
           { ...base, hook_event_name: "SessionStart", source }, RECALL_MS)));
       }
       parts.push(contextOf(await runHook(search, ["prompt", ...args],
-        { ...base, hook_event_name: "UserPromptSubmit", prompt }, RECALL_MS)));
+        { ...base, hook_event_name: "UserPromptSubmit", prompt, messages: recentMessages(event?.messages) }, RECALL_MS)));
       const text = parts.filter(Boolean).join("\n\n");
       return text ? { prependContext: text } : undefined;
     } catch {
