@@ -305,7 +305,7 @@ def stacked(cand):
 def tree_design(records, columns):
     """(X, labels, candidate weights, [(start, end, question weight)]): each
     set weighs the same, each question the same within it."""
-    import numpy as np
+    np = _numpy()
     rows, y, w, spans = [], [], [], []
     for recs in records:
         per_set = 1.0 / len(recs)
@@ -321,7 +321,7 @@ def tree_design(records, columns):
 
 
 def logistic_grad(F, y, w, spans):
-    import numpy as np
+    np = _numpy()
     p = 1.0 / (1.0 + np.exp(-np.clip(F, -30, 30)))
     return w * (p - y), w * p * (1 - p)
 
@@ -330,7 +330,7 @@ def lambdarank_grad(F, y, w, spans):
     """LambdaRank: each (right, wrong) pair of a question pulls them apart by
     the change in its NDCG their swap would make (a wrong candidate above a
     right one near the top costs most)."""
-    import numpy as np
+    np = _numpy()
     g, h = np.zeros_like(F), np.zeros_like(F)
     for start, end, weight in spans:
         lab = y[start:end]
@@ -358,7 +358,7 @@ LOSSES = {"logistic": logistic_grad, "pairwise": lambdarank_grad}
 
 def quantile_bins(X, bins=32):
     """[thresholds of each column] (its distinct quantiles) and X as bin numbers."""
-    import numpy as np
+    np = _numpy()
     cuts, binned = [], np.zeros(X.shape, dtype=np.int32)
     for j in range(X.shape[1]):
         edges = np.unique(np.quantile(X[:, j], np.linspace(0, 1, bins + 1)[1:-1]))
@@ -369,7 +369,7 @@ def quantile_bins(X, bins=32):
 
 def grow(binned, cuts, g, h, idx, depth, settings):
     """A tree over the rows idx, split where Newton's gain is largest."""
-    import numpy as np
+    np = _numpy()
     G, H = g[idx].sum(), h[idx].sum()
     lam = settings["l2"]
     leaf = float(-settings["shrink"] * G / (H + lam))
@@ -402,9 +402,18 @@ TREE_SETTINGS = {"trees": 40, "depth": 2, "shrink": 0.1, "l2": 1e-3, "min_child"
                  "loss": "logistic", "residual": 0.0}
 
 
+def _numpy():
+    """numpy, which the trees are fitted with (the search never needs it), or a one-line error."""
+    try:
+        import numpy
+    except ImportError:
+        sys.exit("fit-ranker: --trees needs numpy (pip install numpy); the linear model works without it")
+    return numpy
+
+
 def fit_trees(records, columns, settings=None):
     """{"trees"}: boosted trees fitted on the records (one list per set) over the chosen columns."""
-    import numpy as np
+    np = _numpy()
     settings = dict(TREE_SETTINGS, **(settings or {}))
     X, y, w, spans = tree_design(records, columns)
     scale = 1.0 / w.sum()  # the sample weights sum to 1, so l2 and min_child mean the same on any data
@@ -425,20 +434,20 @@ def fit_trees(records, columns, settings=None):
 
 
 def X_ranks(records):
-    import numpy as np
+    np = _numpy()
     return np.array([c[3] for recs in records for rec in recs for c in rec["cands"]], dtype=float)
 
 
 def rules_prior(rank):
     """A residual model's starting score: the rules' order, -log(1 + rank)
     (times the residual setting; the trees learn corrections to it)."""
-    import numpy as np
+    np = _numpy()
     return -np.log1p(rank)
 
 
 def tree_values(tree, X):
     """The tree's value of every row of X (numpy, for the fit)."""
-    import numpy as np
+    np = _numpy()
     if not isinstance(tree, list):
         return np.full(len(X), tree)
     left = X[:, tree[0]] <= tree[1]
