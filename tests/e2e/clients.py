@@ -210,6 +210,34 @@ class ClientCase(unittest.TestCase):
         self.assertTrue(served and max(served) >= 2, self.residents())
 
     @classmethod
+    def set_up_claude(cls):
+        """Claude Code against the stub, MEMORY_DIR in its settings, as docs/agents.md says."""
+        cls.env.update(ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % cls.stub.port, ANTHROPIC_API_KEY="dummy",
+                       DISABLE_TELEMETRY="1", DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1",
+                       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+        os.makedirs(os.path.join(cls.home, ".claude"))
+        with open(os.path.join(cls.home, ".claude", "settings.json"), "w") as f:
+            json.dump({"env": {"MEMORY_DIR": cls.mem}}, f)
+
+    @classmethod
+    def set_up_codex(cls, codex):
+        """Codex against the stub with the suite's hooks.json, as docs/agents.md says; its CODEX_HOME."""
+        cls.env.update(STUB_API_KEY="dummy", PATH=os.path.dirname(codex) + os.pathsep + cls.env.get("PATH", ""))
+        codex_home = os.path.join(cls.home, ".codex")
+        os.makedirs(codex_home)
+        with open(os.path.join(codex_home, "config.toml"), "w") as f:
+            f.write('model = "stub-model"\nmodel_provider = "stub"\napproval_policy = "never"\n'
+                    'sandbox_mode = "read-only"\n\n[model_providers.stub]\nname = "Local stub"\n'
+                    'base_url = "http://127.0.0.1:%d/v1"\nenv_key = "STUB_API_KEY"\nwire_api = "responses"\n'
+                    % cls.stub.port)
+        with open(os.path.join(ROOT, "integrations", "codex", "hooks.json"), encoding="utf-8") as f:
+            hooks = f.read().replace("/path/to/memory-suite", ROOT).replace("/path/to/memory", cls.mem)
+        with open(os.path.join(codex_home, "hooks.json"), "w", encoding="utf-8") as f:
+            f.write(hooks)
+        subprocess.run(["git", "init", "-q", cls.proj], check=True)
+        return codex_home
+
+    @classmethod
     def stop_client(cls):
         """Stop what the client left running (its daemons), by process id."""
 

@@ -3,7 +3,6 @@ docs say (a marketplace, then a lasting plugin install), against the stub of
 the Messages API: brief and recall in the model's request, capture through
 /compact, a new session, two sessions a second apart, resume."""
 import json
-import os
 import subprocess
 import time
 import unittest
@@ -26,12 +25,7 @@ class ClaudeCodeTest(ClientCase):
 
     @classmethod
     def prepare(cls):
-        cls.env.update(ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % cls.stub.port, ANTHROPIC_API_KEY="dummy",
-                       DISABLE_TELEMETRY="1", DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1",
-                       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
-        os.makedirs(os.path.join(cls.home, ".claude"))
-        with open(os.path.join(cls.home, ".claude", "settings.json"), "w") as f:
-            json.dump({"env": {"MEMORY_DIR": cls.mem}}, f)
+        cls.set_up_claude()
         t = time.perf_counter()
         cls.claude("plugin", "marketplace", "add", ROOT)
         cls.claude("plugin", "install", "memory-suite@memory-suite")

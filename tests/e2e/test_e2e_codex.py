@@ -11,7 +11,7 @@ import subprocess
 import time
 import unittest
 
-from clients import (BADGE, PIANO, ROOT, SECRET_PROMPT, ClientCase, briefs, bullets, notes, recalls, report, tool,
+from clients import (BADGE, PIANO, SECRET_PROMPT, ClientCase, briefs, bullets, notes, recalls, report, tool,
                      wanted)
 
 CODEX = tool("codex", "node_modules", ".bin", "codex")
@@ -33,19 +33,7 @@ class CodexTest(ClientCase):
 
     @classmethod
     def prepare(cls):
-        cls.env.update(STUB_API_KEY="dummy", PATH=os.path.dirname(CODEX) + os.pathsep + cls.env.get("PATH", ""))
-        codex_home = os.path.join(cls.home, ".codex")
-        os.makedirs(codex_home)
-        with open(os.path.join(codex_home, "config.toml"), "w") as f:
-            f.write('model = "stub-model"\nmodel_provider = "stub"\napproval_policy = "never"\n'
-                    'sandbox_mode = "read-only"\n\n[model_providers.stub]\nname = "Local stub"\n'
-                    'base_url = "http://127.0.0.1:%d/v1"\nenv_key = "STUB_API_KEY"\nwire_api = "responses"\n'
-                    % cls.stub.port)
-        with open(os.path.join(ROOT, "integrations", "codex", "hooks.json"), encoding="utf-8") as f:
-            hooks = f.read().replace("/path/to/memory-suite", ROOT).replace("/path/to/memory", cls.mem)
-        with open(os.path.join(codex_home, "hooks.json"), "w", encoding="utf-8") as f:
-            f.write(hooks)
-        subprocess.run(["git", "init", "-q", cls.proj], check=True)
+        codex_home = cls.set_up_codex(CODEX)
         m = cls.stub.mark()
         cls.untrusted = cls.codex("exec", "Where did I get the bike derailleur fixed?")
         cls.untrusted_bodies = cls.stub.bodies(m)

@@ -23,12 +23,7 @@ class ClaudeMovedCheckoutTest(ClientCase):
 
     @classmethod
     def prepare(cls):
-        cls.env.update(ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % cls.stub.port, ANTHROPIC_API_KEY="dummy",
-                       DISABLE_TELEMETRY="1", DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1",
-                       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
-        os.makedirs(os.path.join(cls.home, ".claude"))
-        with open(os.path.join(cls.home, ".claude", "settings.json"), "w") as f:
-            json.dump({"env": {"MEMORY_DIR": cls.mem}}, f)
+        cls.set_up_claude()
         checkout, cls.moved = os.path.join(cls.world, "checkout"), os.path.join(cls.world, "moved")
         shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(".git", ".memory", "__pycache__", "tests"))
         cls.claude("plugin", "marketplace", "add", checkout)
@@ -78,27 +73,17 @@ class CodexUntrustedHooksTest(ClientCase):
 
     @classmethod
     def prepare(cls):
-        cls.env.update(STUB_API_KEY="dummy", PATH=os.path.dirname(CODEX) + os.pathsep + cls.env.get("PATH", ""))
-        cls.codex_home = os.path.join(cls.home, ".codex")
-        os.makedirs(cls.codex_home)
+        cls.codex_home = cls.set_up_codex(CODEX)
         cls.config = os.path.join(cls.codex_home, "config.toml")
-        with open(cls.config, "w") as f:
-            f.write('model = "stub-model"\nmodel_provider = "stub"\napproval_policy = "never"\n'
-                    'sandbox_mode = "read-only"\n\n[model_providers.stub]\nname = "Local stub"\n'
-                    'base_url = "http://127.0.0.1:%d/v1"\nenv_key = "STUB_API_KEY"\nwire_api = "responses"\n'
-                    % cls.stub.port)
-        with open(os.path.join(ROOT, "integrations", "codex", "hooks.json"), encoding="utf-8") as f:
-            hooks = f.read().replace("/path/to/memory-suite", ROOT).replace("/path/to/memory", cls.mem)
         cls.hooks_file = os.path.join(cls.codex_home, "hooks.json")
-        with open(cls.hooks_file, "w", encoding="utf-8") as f:
-            f.write(hooks)
-        subprocess.run(["git", "init", "-q", cls.proj], check=True)
         cls.untrusted = cls.suite("status"), cls.suite("doctor")
         cls.trust_as_codex_would()
         cls.trusted = cls.suite("doctor")
         m = cls.stub.mark()
         cls.run_client([CODEX, "exec", "Where did I get the bike derailleur fixed?"])
         cls.trusted_turn = cls.stub.bodies(m)
+        with open(cls.hooks_file, encoding="utf-8") as f:
+            hooks = f.read()
         with open(cls.hooks_file, "w", encoding="utf-8") as f:  # an edit: Codex no longer trusts that hook
             f.write(hooks.replace('"timeout": 30', '"timeout": 31'))
         cls.edited = cls.suite("status"), cls.suite("doctor")
