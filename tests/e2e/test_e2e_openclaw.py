@@ -20,6 +20,8 @@ PLUGIN = os.path.join(ROOT, "integrations", "openclaw", "memory-suite-plugin")
 THIRD_PROMPT = "What's my badge number now? 我女儿的钢琴课是什么时候？"
 COMPACTED_PROMPT = "And what is my dentist's name?"
 RESTARTED_PROMPT = "Anything else about the piano lessons?"
+TOPIC_TURN = "Tomorrow I must go back to the exit-entry bureau to collect my passport."
+THIN_PROMPT = "Which number do I need to show them?"
 OPENCLAW_MARKERS = ["Sender", "untrusted metadata", "message_id", "Summary", "<", "```",
                     "A new session was started"]
 
@@ -94,6 +96,26 @@ class OpenClawTest(ClientCase):
         m = cls.stub.mark()
         cls.turn("e2e-5", RESTARTED_PROMPT)
         cls.after_restart = cls.stub.bodies(m)
+        cls.thin = cls.thin_prompts_after_their_topic()
+
+    @classmethod
+    def thin_prompts_after_their_topic(cls):
+        """{MEMORY_HOOK_CONTEXT setting ("" for the default): the requests of a
+        prompt whose topic only its session's first turn names}.  The first
+        turns recall nothing (their cut is out of reach); the gateway, whose
+        environment the plugin's hooks get, is started again for each setting."""
+        cls.stop_client()
+        cls.start_gateway(MEMORY_HOOK_MIN_SCORE="99")
+        for setting in ("", "0"):
+            cls.turn("thin-%s" % setting, TOPIC_TURN)
+        thin = {}
+        for setting in ("0", ""):  # the default last: the tests after this one run under it
+            cls.stop_client()
+            cls.start_gateway(**({"MEMORY_HOOK_CONTEXT": setting} if setting else {}))
+            m = cls.stub.mark()
+            cls.turn("thin-%s" % setting, THIN_PROMPT)
+            thin[setting] = cls.stub.bodies(m)
+        return thin
 
     @classmethod
     def oc(cls, *args):
@@ -105,12 +127,13 @@ class OpenClawTest(ClientCase):
                                "-m", text, "--json"])[1]
 
     @classmethod
-    def start_gateway(cls):
+    def start_gateway(cls, **env):
+        """The gateway, with `env` added to the environment its plugin's hooks get."""
         cls.starts = getattr(cls, "starts", 0) + 1
         cls.gateway_log = os.path.join(cls.world, "gateway-%d.log" % cls.starts)
         with open(cls.gateway_log, "wb") as log:
             cls.gateway = subprocess.Popen([OPENCLAW, "gateway", "run", "--bind", "loopback", "--port", str(cls.port)],
-                                           cwd=cls.proj, env=cls.env, stdin=subprocess.DEVNULL, stdout=log,
+                                           cwd=cls.proj, env=dict(cls.env, **env), stdin=subprocess.DEVNULL, stdout=log,
                                            stderr=subprocess.STDOUT, start_new_session=True)
         for _ in range(180):
             with open(cls.gateway_log, encoding="utf-8", errors="replace") as f:
@@ -153,6 +176,12 @@ class OpenClawTest(ClientCase):
 
     def test_the_resident_process_served_the_hooks(self):
         self.check_resident_served()
+
+    def test_a_thin_prompt_gets_what_its_conversation_is_about(self):
+        """The plugin passes event.messages: a prompt whose topic only an
+        earlier turn names is recalled with it, and without the conversation
+        (MEMORY_HOOK_CONTEXT=0) it is not."""
+        self.check_the_conversation_recalls("SH-0814-2231")
 
     def test_brief_and_recall_in_the_request(self):
         body = self.first[-1]
