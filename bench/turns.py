@@ -115,10 +115,10 @@ def make_codex_home(world, config, mem, port):
     env = {"HOME": home, "CODEX_HOME": codex_home, "XDG_RUNTIME_DIR": os.path.join(home, "run"),
            "STUB_API_KEY": "dummy"}
     os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
+    with open(os.path.join(STUBS, "codex-config.toml")) as f:  # the stub as the model
+        toml = f.read().replace("PORT", str(port))
     with open(os.path.join(codex_home, "config.toml"), "w") as f:
-        f.write('model = "stub-model"\nmodel_provider = "stub"\napproval_policy = "never"\n'
-                'sandbox_mode = "read-only"\n\n[model_providers.stub]\nname = "Local stub"\n'
-                'base_url = "http://127.0.0.1:%d/v1"\nenv_key = "STUB_API_KEY"\nwire_api = "responses"\n' % port)
+        f.write(toml)
     if config != "none":
         with open(os.path.join(SUITE, "integrations", "codex", "hooks.json"), encoding="utf-8") as f:
             hooks = json.loads(f.read().replace("/path/to/memory-suite", SUITE).replace("/path/to/memory", mem))

@@ -225,11 +225,10 @@ class ClientCase(unittest.TestCase):
         cls.env.update(STUB_API_KEY="dummy", PATH=os.path.dirname(codex) + os.pathsep + cls.env.get("PATH", ""))
         codex_home = os.path.join(cls.home, ".codex")
         os.makedirs(codex_home)
+        with open(os.path.join(STUBS, "codex-config.toml")) as f:  # the stub as the model
+            toml = f.read().replace("PORT", str(cls.stub.port))
         with open(os.path.join(codex_home, "config.toml"), "w") as f:
-            f.write('model = "stub-model"\nmodel_provider = "stub"\napproval_policy = "never"\n'
-                    'sandbox_mode = "read-only"\n\n[model_providers.stub]\nname = "Local stub"\n'
-                    'base_url = "http://127.0.0.1:%d/v1"\nenv_key = "STUB_API_KEY"\nwire_api = "responses"\n'
-                    % cls.stub.port)
+            f.write(toml)
         with open(os.path.join(ROOT, "integrations", "codex", "hooks.json"), encoding="utf-8") as f:
             hooks = f.read().replace("/path/to/memory-suite", ROOT).replace("/path/to/memory", cls.mem)
         with open(os.path.join(codex_home, "hooks.json"), "w", encoding="utf-8") as f:
