@@ -209,9 +209,9 @@ def main(argv=None):
 def measure_claude(claude, configs, rounds, w):
     stub, port = start_stub("anthropic_stub.py", w["log"])
     try:
-        common = dict(w["base"], ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % port, ANTHROPIC_API_KEY="dummy",
-                      DISABLE_TELEMETRY="1", DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1",
-                      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", MEMORY_DIR=w["mem"])
+        common = dict(w["base"], MEMORY_DIR=w["mem"])
+        with open(os.path.join(STUBS, "claude-env.json")) as f:  # the stub as the model, kept quiet
+            common.update((k, v.replace("PORT", str(port))) for k, v in json.load(f).items())
         envs = {c: dict(common, **make_home(w["world"], c)) for c in configs}
         for c in configs:  # a first turn each: indexes, bytecode, the resident's start
             for _ in range(2):

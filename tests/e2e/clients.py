@@ -21,6 +21,12 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 STUBS = os.path.join(HERE, "stubs")
+
+
+def claude_stub_env(port):
+    """Claude Code's environment against the stub on port, kept quiet (stubs/claude-env.json)."""
+    with open(os.path.join(STUBS, "claude-env.json")) as f:
+        return {k: v.replace("PORT", str(port)) for k, v in json.load(f).items()}
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 SEARCH = os.path.join(ROOT, "search.sh")
@@ -212,9 +218,7 @@ class ClientCase(unittest.TestCase):
     @classmethod
     def set_up_claude(cls):
         """Claude Code against the stub, MEMORY_DIR in its settings, as docs/agents.md says."""
-        cls.env.update(ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % cls.stub.port, ANTHROPIC_API_KEY="dummy",
-                       DISABLE_TELEMETRY="1", DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1",
-                       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+        cls.env.update(claude_stub_env(cls.stub.port))
         os.makedirs(os.path.join(cls.home, ".claude"))
         with open(os.path.join(cls.home, ".claude", "settings.json"), "w") as f:
             json.dump({"env": {"MEMORY_DIR": cls.mem}}, f)
