@@ -5,7 +5,7 @@ from collections import Counter
 
 from ..base.records import UsageError, record
 from ..text.bm25 import bm25_idf, bm25_weight, log_tf, vector_norm
-from ..text.chinese import (EN_FRAME_WORDS, EN_HOW_WORDS, EN_LIGHT_VERBS, SURNAMES, ZH_FREE_CHARS, fold, frame_spans,
+from ..text.chinese import (EN_FRAME_WORDS, SURNAMES, ZH_FREE_CHARS, fold, frame_spans,
                             function_spans, is_cjk, pair_binds, word_breaks)
 from ..text.filler import is_filler
 from ..text.params import DEFAULT_PARAMS
@@ -71,7 +71,6 @@ def analyse_query(store, query, params=DEFAULT_PARAMS, context=None):
     own = own_weights(units, params)
     own.update(filler_weights(terms, params))
     frame, frame_words = frame_terms(units)
-    frame.update(english_frame(query))
     alternatives = expansions(units, store.root, params)
     translated = translations(units, params)  # the other language's words (keyboard / 键盘)
     if frame_words:  # what a frame word stands for is frame too (电话 -> 手机号, phone)
@@ -142,17 +141,6 @@ def frame_terms(units):
                     words.append(unit[start:i + 1])
                     start = None
     return out, words
-
-
-def english_frame(query):
-    """The English frame words of a query beyond EN_FRAME_WORDS, as stems:
-    a question word after "how" (long in "how long", not in "long-term")
-    and the light verbs (take, get, happen) that carry a question."""
-    import re
-    words = re.findall(r"[a-z]+", query.lower()) if query.isascii() else re.findall(r"[A-Za-z]+", query.lower())
-    out = {stem(w) for w in words if stem(w) in EN_LIGHT_VERBS}
-    out.update(stem(b) for a, b in zip(words, words[1:]) if a == "how" and stem(b) in EN_HOW_WORDS)
-    return out
 
 
 def _topic(units, terms, frame):

@@ -100,10 +100,6 @@ ZH_FRAME_WORDS = frozenset("""
 年龄 身高 家乡 老家 职业 来着 是多少 怎么样啊 怎么样 还记得 记得 知道 告诉我 请问 是哪里 哪里人 情况
 """.split())
 EN_FRAME_WORDS = frozenset("name phone number birthdai address email ag call rememb".split())
-# English question words after "how" (how long, how many) and the light verbs
-# that carry a question (did it take, did we get): frame, never a topic.
-EN_HOW_WORDS = frozenset("long much mani often far old big".split())
-EN_LIGHT_VERBS = frozenset("take took taken get got happen go went".split())
 # Characters that attach to words without forming one with them (particles,
 # pronouns, common verbs): 李明说 is 李明 + 说, never a longer name.
 # The commonest Chinese surnames: a word starting with one may be a person's name.
