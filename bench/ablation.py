@@ -78,6 +78,9 @@ def main(argv=None):
     ap.add_argument("--variant", action="append", default=[], help="a name of VARIANTS or NAME:field=value,...")
     args = ap.parse_args(argv)
     variants = [parse_variant(v) for v in args.variant] or list(VARIANTS.items())
+    unknown = [n for n in args.sets.split(",") if n not in SETS]
+    if unknown:
+        raise SystemExit("ablation.py: no such set: %s (one of %s)" % (", ".join(unknown), ", ".join(SETS)))
     for name in args.sets.split(","):
         t = time.time()
         base = measure(args.data, name, {})

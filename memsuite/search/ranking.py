@@ -9,7 +9,6 @@ from ..text.chinese import (EN_FRAME_WORDS, SURNAMES, ZH_FREE_CHARS, fold, frame
                             function_spans, is_cjk, pair_binds, word_breaks)
 from ..text.filler import is_filler
 from ..text.params import DEFAULT_PARAMS
-from ..text.stemmer import stem
 from ..text.tokenizer import (MAX_SPLIT_WORD, MAX_UNKNOWN_WORDS, text_units, cached_grams, check_query_length, expand,
                               index_terms, tokenize)
 from .dates import asked_dates, asks_when, by_asked_days, day_notes, holds_time, names_dates, on_asked_day, lazy_today
