@@ -507,7 +507,7 @@ def run_resident(env, runs, data):
     print("| a one-turn session's three hooks | %.0f ms | %.0f ms | %.2f |" % (total[0], total[1], total[1] / total[0]))
     for label in ("stopped", "killed"):
         if label in med:
-            print("| UserPromptSubmit, the resident %s | %.0f ms | %.0f ms | +%.0f ms |" % (
+            print("| UserPromptSubmit, the resident %s | %.0f ms | %.0f ms | %+.0f ms |" % (
                 label, med[label + " cold"], med[label], med[label] - med[label + " cold"]))
     print()
 

@@ -16,7 +16,8 @@ import sys
 
 from ..base.detach import detach
 
-WAIT_ALIVE = 0.2   # seconds of silence after which the resident counts as gone
+WAIT_ALIVE = 0.15  # seconds of silence after which the resident counts as gone: with the
+                   # connect and the fallback, a stopped one costs a hook under 200 ms
 RETRY_START = 60   # seconds before a resident that did not come up is started again
 RETRY_HERE = 1.0   # a hook the resident lost later than this is not run again here (the client's limit is near)
 MAX_STDIN = 8 << 20

@@ -1,6 +1,6 @@
 """The misinstalls the clients keep quiet about, with the real clients: a
 Claude Code plugin whose checkout moved (the plugin no longer loads, no hook
-runs) and Codex hooks not trusted or changed since (Codex skips them).
+runs) or with no memory folder set, and Codex hooks not trusted or changed since (Codex skips them).
 `search.sh doctor` names each with its fix, and the fix works."""
 import json
 import os
@@ -9,7 +9,8 @@ import shutil
 import subprocess
 import unittest
 
-from clients import ROOT, ClientCase, briefs, tool, wanted
+from clients import ROOT, ClientCase, briefs, notes, tool, wanted
+from memsuite.files.sources import NO_MEMORY_FOLDER
 
 CLAUDE = tool("cc", "node_modules", ".bin", "claude")
 CODEX = tool("codex", "node_modules", ".bin", "codex")
@@ -41,6 +42,22 @@ class ClaudeMovedCheckoutTest(ClientCase):
         cls.turn_fixed = cls.turn()
         cls.doctor_fixed = cls.run_client([os.path.join(cls.moved, "search.sh"), "doctor", "--dir", cls.mem],
                                           check=False)[0]
+        cls.told, cls.turn_no_dir = cls.turn_without_memory_dir()
+
+    @classmethod
+    def turn_without_memory_dir(cls):
+        """A turn with MEMORY_DIR gone from the settings and no notes in the
+        project: (what `claude -p` showed the user, the requests)."""
+        path = os.path.join(cls.home, ".claude", "settings.json")
+        with open(path) as f:
+            settings = json.load(f)  # the plugin's enablement stays
+        del settings["env"]["MEMORY_DIR"]
+        with open(path, "w") as f:
+            json.dump(settings, f)
+        m = cls.stub.mark()
+        shown = cls.claude("-p", "--output-format", "stream-json", "--verbose",
+                           "Where did I get the bike derailleur fixed?")
+        return shown.stdout.decode("utf-8", "replace") + shown.stderr.decode("utf-8", "replace"), cls.stub.bodies(m)
 
     @classmethod
     def claude(cls, *args):
@@ -63,6 +80,23 @@ class ClaudeMovedCheckoutTest(ClientCase):
         self.assertNotIn("failed to load", self.listed_fixed)
         self.assertTrue(any(briefs(b) for b in self.turn_fixed))
         self.assertEqual(self.doctor_fixed.stdout, b"no problems found\n")
+
+    def test_without_memory_dir_the_user_is_told_and_nothing_is_written(self):
+        """No MEMORY_DIR and no notes in the project: the session's start shows
+        the user the documented line (a status line, not context), every hook
+        logs it in the user's cache, and no index appears beside the plugin."""
+        shown = [json.loads(l) for l in self.told.splitlines() if l.startswith("{")]
+        said = [json.loads(e["output"]).get("systemMessage") for e in shown
+                if e.get("subtype") == "hook_response" and e.get("hook_event") == "SessionStart"]
+        self.assertEqual(said, ["memory-suite: " + NO_MEMORY_FOLDER], self.told[-2000:])
+        self.assertFalse(any(notes(b) for b in self.turn_no_dir))
+        with open(os.path.join(self.home, ".cache", "memory-suite", "hooks.log"), encoding="utf-8") as f:
+            logged = f.read()
+        for event in ("SessionStart", "UserPromptSubmit", "SessionEnd"):
+            self.assertIn("%s: %s" % (event, NO_MEMORY_FOLDER), logged)
+        for folder in (self.moved, os.path.join(self.home, ".claude")):
+            made = [d for d, _, _ in os.walk(folder) if os.path.basename(d) == ".memory"]
+            self.assertEqual(made, [], "an index beside the plugin")
 
 
 @unittest.skipUnless(wanted("codex") and CODEX, "MEMORY_E2E=1 and Codex under MEMORY_E2E_PREFIX/codex needed")
