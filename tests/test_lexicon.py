@@ -4,7 +4,8 @@ import unittest
 
 from helpers import ROOT, SyncedMemory
 import memory_search
-from memsuite.search.lexicon import LEXICON, ZH_PER_SENSE, english_to_chinese, read_lexicon, translations
+from memsuite.base.compiled import SortedLines
+from memsuite.search.lexicon import LEXICON, ZH_PER_SENSE, _table_bytes, english_to_chinese, read_lexicon, translations
 from memsuite.text.params import DEFAULT_PARAMS
 from memsuite.text.tokenizer import text_units
 
@@ -82,6 +83,20 @@ class CrossLanguageSearchTest(SyncedMemory):
         for query in ("quantum computing lecture", "bitcoin mining rig", "量子计算讲座"):
             hits = memory_search.search(self.store, query, min_score=0)
             self.assertFalse([h.id for h in hits if h.score >= CUT], query)
+
+
+class EverydaySenseTest(unittest.TestCase):
+    def test_read_from_chinese_to_english_only(self):
+        rows = [("甲乙", ["cat"], ["dog"]), ("丙丁", ["dog"], [])]
+        self.assertEqual(english_to_chinese(rows)[("dog",)], ["丙丁"])  # dog does not reach 甲乙
+        self.assertEqual(SortedLines(_table_bytes(rows)).get("甲乙")[0], "cat; dog")  # 甲乙 reaches dog
+
+    def test_the_shipped_table_has_them_and_credits_their_source(self):
+        self.assertGreater(sum(1 for _, _, everyday in read_lexicon(LEXICON) if everyday), 1000)
+        with open(LEXICON, encoding="utf-8") as f:
+            head = "".join(f.readline() for _ in range(40))
+        for needed in ("ECDICT", "MIT License", "Linwei"):
+            self.assertIn(needed, head)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """English that reaches Chinese, and back, with no model: query-time translations.
 
-data/en-zh-lexicon.txt (derived from CC-CEDICT, CC BY-SA 4.0, by
-data/make-en-zh-lexicon.py) lists everyday Chinese words with a few short
-English senses, the commonest words first.  It is compiled once (compiled.py)
+data/en-zh-lexicon.txt (derived from CC-CEDICT, CC BY-SA 4.0, and ECDICT,
+MIT, by data/make-en-zh-lexicon.py) lists everyday Chinese words with a few
+short English senses, the commonest words first, and the everyday English
+that CC-CEDICT lacks (妈妈: mom), read from Chinese to English only.  It is compiled once (compiled.py)
 into a sorted table (memory-mapped) read both ways: an English word (its first term, then its
 whole phrase) to the first ZH_PER_SENSE Chinese words that have it as a
 sense, earlier senses first; a Chinese word to its senses.  ranking.py adds
@@ -21,7 +22,7 @@ LEXICON = os.path.join(SUITE_DIR, "data", "en-zh-lexicon.txt")
 LATIN = "~"  # the table's keys for English words: LATIN + the phrase's first term
 ZH_PER_SENSE = 3  # an English word reaches at most this many Chinese words
 MAX_PLACE = 99  # a sense's place for a two-word sense's last word: after every sense of its own
-TABLE = "en-zh-lexicon-5"  # the compiled table's name: a new one when its shape changes
+TABLE = "en-zh-lexicon-6"  # the compiled table's name: a new one when its shape changes
 
 
 def translations(units, params=DEFAULT_PARAMS):
@@ -116,17 +117,26 @@ def lexicon_table():
 
 
 def read_lexicon(path):
-    """[(Chinese word, [English sense, ...])] in the file's order (commonest first)."""
+    """[(Chinese word, [English sense, ...], [everyday sense, ...])] in the
+    file's order (commonest first).  Everyday senses (ECDICT's: 妈妈, mom)
+    are read from Chinese to English only."""
     rows = []
     try:
         with open(path, encoding="utf-8") as f:
             for line in f:
-                word, tab, senses = line.rstrip("\n").partition("\t")
-                if tab and not word.startswith("#"):
-                    rows.append((word, [s.strip() for s in senses.split(";") if s.strip()]))
+                if line.startswith("#"):
+                    continue
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) >= 2:
+                    senses, everyday = (_senses(f) for f in (fields[1], fields[2] if len(fields) > 2 else ""))
+                    rows.append((fields[0], senses, everyday))
     except OSError:
         pass
     return rows
+
+
+def _senses(field):
+    return [s.strip() for s in field.split(";") if s.strip()]
 
 
 def english_to_chinese(rows):
@@ -136,7 +146,7 @@ def english_to_chinese(rows):
     among them (_with_a_noun).  A noun no sense has alone reaches the words
     of the two-word senses it ends (mall: 商场, shopping mall)."""
     ranked, heads = {}, {}
-    for rank, (word, senses) in enumerate(rows):
+    for rank, (word, senses, *_) in enumerate(rows):
         for place, sense in enumerate(senses):
             verb = sense.startswith("to ")  # (tokenize drops the "to")
             terms = tuple(sorted(set(tokenize(sense))))
@@ -163,10 +173,16 @@ def _with_a_noun(keys):
     return [key[2] for key in first]
 
 
+def _read_from_chinese(row):
+    """A Chinese word's senses as its translations: its own, then its everyday ones."""
+    _, senses, *everyday = row
+    return senses + (everyday[0] if everyday else [])
+
+
 def _table_bytes(rows):
     """Sorted lines: 'word<TAB>sense; sense' for Chinese words and
     '~term<TAB>phrase<TAB>中文 中文...' for English ones, keyed by their first term."""
-    lines = {word: "; ".join(senses) for word, senses in rows}
+    lines = {row[0]: "; ".join(_read_from_chinese(row)) for row in rows}
     latin = {}
     for terms, chinese in english_to_chinese(rows).items():
         for term in terms:  # found from any of its terms (all must be in the query)
