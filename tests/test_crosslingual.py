@@ -1,7 +1,10 @@
 """A question in the other language searched again as its translation
-(search/crosslingual.py), and the lexicon's place names (data/make-en-zh-lexicon.py)."""
+(search/crosslingual.py), and the lexicon's place names and everyday English
+(data/make-en-zh-lexicon.py)."""
+import csv
 import importlib.util
 import os
+import tempfile
 import unittest
 
 from helpers import SyncedMemory
@@ -65,18 +68,40 @@ class PlaceNamesTest(unittest.TestCase):
         self.assertEqual(short("Tokyo, capital of Japan"), "tokyo")
         self.assertIsNone(short("Chinese cabbage grown in the north of the country"))  # no place word after it
 
-    def test_everyday_english_joins_the_word_it_is_first_translated_as(self):
-        maker = _maker()
-        self.assertEqual(maker.first_translation("n. 活动（总称）, 行动\\n[计] 活动"), "活动")
-        self.assertIsNone(maker.first_translation("[网络] 胡德"))  # no part of speech: no translation
-        glosses = {"甲乙": ["to gallop"], "丙丁": ["horse"]}
-        freq = {"甲乙": (100, "v"), "丙丁": (100, "n")}
-        everyday = [("race", "甲乙"), ("horse", "丙丁"), ("run", "甲乙"), ("dash", "甲乙"), ("pony", "戊己")]
-        rows = {word: (own, added) for word, own, added in maker.lexicon(glosses, freq, everyday)}
-        # a sense of its own is not repeated, at most MAX_EVERYDAY, a word not in the table takes none
-        self.assertEqual(rows, {"甲乙": (["to gallop"], ["race", "run"][:maker.MAX_EVERYDAY]), "丙丁": (["horse"], [])})
-
     def test_the_table_holds_places_both_ways(self):
         table = lexicon_table()
         self.assertIn("hangzhou", table.get("杭州")[0].split("; "))
         self.assertTrue(table.get("~hangzhou"))
+
+
+class EverydayEnglishTest(unittest.TestCase):
+    """The builder's everyday senses (data/make-en-zh-lexicon.py, from ECDICT)."""
+
+    def test_the_first_chinese_word_of_the_first_part_of_speech(self):
+        first = _maker().first_translation
+        self.assertEqual(first("n. 活动（总称）, 行动\\n[计] 活动"), "活动")
+        self.assertEqual(first("prep. 在\\nn. 旅馆"), "旅馆")  # a function word's line is passed over
+        self.assertIsNone(first("[网络] 胡德"))  # no part of speech: no translation
+
+    def test_the_commonest_words_are_read_from_the_csv(self):
+        rows = [("word", "translation", "bnc", "frq"), ("mom", "n. 妈妈", "13335", "1609"),
+                ("activity", "n. 活动, 行动", "412", "0"), ("moth", "n. 蛾", "30000", "20000"),
+                ("A-team", "n. 精英队", "0", "100"), ("uh", "[网络] 嗯", "5", "5")]
+        with tempfile.NamedTemporaryFile("w", suffix=".csv", encoding="utf-8", delete=False) as f:
+            csv.writer(f).writerows(rows)
+        try:  # COCA's rank, else BNC's; a single lower-case word; within the top; one with a translation
+            self.assertEqual(_maker().read_everyday(f.name, top=15000), [("activity", "活动"), ("mom", "妈妈")])
+        finally:
+            os.unlink(f.name)
+
+    def test_a_word_takes_what_it_lacks_at_most_max_everyday(self):
+        maker = _maker()
+        glosses = {"甲乙": ["to gallop"], "丙丁": ["horse"]}
+        freq = {"甲乙": (100, "v"), "丙丁": (100, "n")}
+        everyday = [("gallop", "甲乙"), ("race", "甲乙"), ("horse", "丙丁"), ("run", "甲乙"), ("dash", "甲乙"),
+                    ("pony", "戊己")]
+        rows = {word: (own, added) for word, own, added in maker.lexicon(glosses, freq, everyday)}
+        # its own senses ("to gallop" is gallop) are not repeated, at most two, a word not in the table takes none
+        self.assertEqual(maker.MAX_EVERYDAY, 2)
+        self.assertEqual(rows, {"甲乙": (["to gallop"], ["race", "run"]), "丙丁": (["horse"], [])})
+

@@ -126,10 +126,9 @@ def read_lexicon(path):
             for line in f:
                 if line.startswith("#"):
                     continue
-                fields = line.rstrip("\n").split("\t")
-                if len(fields) >= 2:
-                    senses, everyday = (_senses(f) for f in (fields[1], fields[2] if len(fields) > 2 else ""))
-                    rows.append((fields[0], senses, everyday))
+                fields = line.rstrip("\n").split("\t") + [""]  # the everyday column is optional
+                if len(fields) >= 3:
+                    rows.append((fields[0], _senses(fields[1]), _senses(fields[2])))
     except OSError:
         pass
     return rows
@@ -146,7 +145,7 @@ def english_to_chinese(rows):
     among them (_with_a_noun).  A noun no sense has alone reaches the words
     of the two-word senses it ends (mall: 商场, shopping mall)."""
     ranked, heads = {}, {}
-    for rank, (word, senses, *_) in enumerate(rows):
+    for rank, (word, senses, _) in enumerate(rows):
         for place, sense in enumerate(senses):
             verb = sense.startswith("to ")  # (tokenize drops the "to")
             terms = tuple(sorted(set(tokenize(sense))))
@@ -175,8 +174,8 @@ def _with_a_noun(keys):
 
 def _read_from_chinese(row):
     """A Chinese word's senses as its translations: its own, then its everyday ones."""
-    _, senses, *everyday = row
-    return senses + (everyday[0] if everyday else [])
+    _, senses, everyday = row
+    return senses + everyday
 
 
 def _table_bytes(rows):

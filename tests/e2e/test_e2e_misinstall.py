@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 import unittest
 
 from clients import ROOT, ClientCase, briefs, notes, tool, wanted
@@ -59,6 +60,22 @@ class ClaudeMovedCheckoutTest(ClientCase):
                            "Where did I get the bike derailleur fixed?")
         return shown.stdout.decode("utf-8", "replace") + shown.stderr.decode("utf-8", "replace"), cls.stub.bodies(m)
 
+    def logged_for_each_hook(self, line, seconds=5.0):
+        """The user's cache's hooks.log once every hook of the turn logged line
+        (the resident answers SessionEnd before it runs), or as it is after seconds."""
+        path, logged = os.path.join(self.home, ".cache", "memory-suite", "hooks.log"), ""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    logged = f.read()
+            except OSError:
+                pass
+            if all("%s: %s" % (event, line) in logged for event in ("SessionStart", "UserPromptSubmit", "SessionEnd")):
+                break
+            time.sleep(0.1)
+        return logged
+
     @classmethod
     def claude(cls, *args):
         return cls.run_client([CLAUDE] + list(args))[0]
@@ -89,14 +106,16 @@ class ClaudeMovedCheckoutTest(ClientCase):
         said = [json.loads(e["output"]).get("systemMessage") for e in shown
                 if e.get("subtype") == "hook_response" and e.get("hook_event") == "SessionStart"]
         self.assertEqual(said, ["memory-suite: " + NO_MEMORY_FOLDER], self.told[-2000:])
+        self.assertTrue(self.turn_no_dir, "the turn reached the model")
         self.assertFalse(any(notes(b) for b in self.turn_no_dir))
-        with open(os.path.join(self.home, ".cache", "memory-suite", "hooks.log"), encoding="utf-8") as f:
-            logged = f.read()
+        logged = self.logged_for_each_hook(NO_MEMORY_FOLDER)
         for event in ("SessionStart", "UserPromptSubmit", "SessionEnd"):
             self.assertIn("%s: %s" % (event, NO_MEMORY_FOLDER), logged)
         for folder in (self.moved, os.path.join(self.home, ".claude")):
             made = [d for d, _, _ in os.walk(folder) if os.path.basename(d) == ".memory"]
             self.assertEqual(made, [], "an index beside the plugin")
+        cache = os.path.join(self.home, ".cache", "memory-suite")  # nor one in the cache, for the plugin's folder
+        self.assertEqual([n for n in os.listdir(cache) if re.fullmatch(r"[0-9a-f]{16}", n)], [])
 
 
 @unittest.skipUnless(wanted("codex") and CODEX, "MEMORY_E2E=1 and Codex under MEMORY_E2E_PREFIX/codex needed")
