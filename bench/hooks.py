@@ -44,6 +44,7 @@ from memsuite.search import recall  # noqa: E402
 SUITE = os.path.dirname(HERE)
 SEARCH = os.path.join(SUITE, "search.sh")
 BUDGETS = (300, 500, 1000)
+WHOLE_AT = 500  # the budget at which a gold line must be sent whole (whole@500t), not cut to its best part
 CUTS = (0.3, 0.35, 0.4, 0.45, 0.5)
 
 
@@ -73,12 +74,27 @@ def recall_records(data):
             for q in qs:
                 gold = {(g["path"], g["line"]) for g in q.get("gold", [])}
                 kind = "adversarial" if q.get("adversarial") else "answer"
-                records.append((q["split"], kind, hits_of(q["query"]), gold, q["query"]))
+                records.append((q["split"], kind, hits_of(q["query"]), gold, q["query"], gold_texts(copy, gold)))
             for query, split in absent:
                 if calibration.absent_from(copy, query):
-                    records.append((split, "absent", hits_of(query), set(), query))
+                    records.append((split, "absent", hits_of(query), set(), query, []))
             store.close()
     return records
+
+
+def gold_texts(folder, gold):
+    """The gold lines' texts as a hook would show them (a bullet's "- " off)."""
+    out = []
+    for path, line in sorted(gold):
+        try:
+            with open(os.path.join(folder, path), encoding="utf-8") as f:
+                text = f.read().split("\n")[line - 1].strip()
+        except (OSError, IndexError):
+            continue
+        text = text[2:] if text.startswith("- ") else text
+        if text:
+            out.append(text)
+    return out
 
 
 def recall_metrics(records, cut, floor, packer="lines", line_share=recall.LINE_SHARE):
@@ -86,21 +102,24 @@ def recall_metrics(records, cut, floor, packer="lines", line_share=recall.LINE_S
     out = {}
     for split in ("tune", "held"):
         sums, counts = {}, {}
-        for sp, kind, (hits, topic), gold, query in records:
+        for sp, kind, (hits, topic), gold, query, texts in records:
             if sp != split:
                 continue
             chosen = recall.choose(hits, query, cut, floor, topic=topic)
             if kind == "answer":
                 for b in BUDGETS:
-                    if not chosen:
-                        ranges = []
-                    elif packer == "lines":
-                        ranges = recall.pack_lines(chosen, query, b, line_share)[1]
-                    else:
-                        ranges = [(e.path, e.start_line, e.end_line) for e in memory_search.pack(chosen, query, b)[1]]
+                    text, ranges = "", []
+                    if chosen and packer == "lines":
+                        text, ranges = recall.pack_lines(chosen, query, b, line_share)[:2]
+                    elif chosen:
+                        text, entries = memory_search.pack(chosen, query, b)
+                        ranges = [(e.path, e.start_line, e.end_line) for e in entries]
                     found = any(p == rp and s <= l <= e for rp, s, e in ranges for p, l in gold)
                     sums["R@%dt" % b] = sums.get("R@%dt" % b, 0) + found
                     counts["R@%dt" % b] = counts.get("R@%dt" % b, 0) + 1
+                    if b == WHOLE_AT:  # the answer's line itself, not cut away
+                        sums["whole@%dt" % b] = sums.get("whole@%dt" % b, 0) + any(t in text for t in texts)
+                        counts["whole@%dt" % b] = counts.get("whole@%dt" % b, 0) + 1
             else:
                 key = "%s: nothing" % kind
                 sums[key] = sums.get(key, 0) + (not chosen)
@@ -109,7 +128,7 @@ def recall_metrics(records, cut, floor, packer="lines", line_share=recall.LINE_S
     return out
 
 
-METRICS = ("R@300t", "R@500t", "R@1000t", "absent: nothing", "adversarial: nothing")
+METRICS = ("R@300t", "R@500t", "R@1000t", "whole@500t", "absent: nothing", "adversarial: nothing")
 
 
 def _row(label, m):
@@ -129,8 +148,8 @@ def run_recall(data):
         print(_row("%.2f%s" % (cut, " (default)" if cut == recall.RECALL_CUT else ""),
                    recall_metrics(records, cut, recall.RECALL_FLOOR)))
     print("\nHow the budget is filled once the cut (%.2f) is passed:\n" % recall.RECALL_CUT)
-    print("| floor | what is sent | R@300t | R@500t | R@1000t |")
-    print("|---|---|---|---|---|")
+    print("| floor | what is sent | R@300t | R@500t | R@1000t | whole@500t |")
+    print("|---|---|---|---|---|---|")
     default = (recall.RECALL_FLOOR, "lines", recall.LINE_SHARE)
     for floor, packer, share in ((recall.RECALL_FLOOR, "passages", 0), (0.1,) + default[1:], (0.3,) + default[1:],
                                  (recall.RECALL_FLOOR, "lines", 0.04), (recall.RECALL_FLOOR, "lines", 0.1),
@@ -142,7 +161,7 @@ def run_recall(data):
             sent = "the best lines of any hit first, each within %.2f of the budget" % share
         label = "%.2f%s" % (floor, " (default)" if (floor, packer, share) == default else "")
         print("| %s | %s | %s |" % (label, sent, " | ".join(
-            "%.2f \\| %.2f" % (m["tune"][k][0], m["held"][k][0]) for k in METRICS[:3])))
+            "%.2f \\| %.2f" % (m["tune"][k][0], m["held"][k][0]) for k in METRICS[:4])))
     print()
 
 

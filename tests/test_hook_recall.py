@@ -429,6 +429,21 @@ class BestLinesTest(unittest.TestCase):
         for room in (10, 30, 90):
             self.assertLessEqual(estimate_tokens(best_part(turn, {"van", "depot"}, room)), room)
 
+    def test_the_best_lines_go_whole_the_others_cut(self):
+        """The answer is often the part of a line without the prompt's words
+        (the day after "the camping trip"): the WHOLE_LINES best lines are
+        sent whole, a later long line only its best part."""
+        from memsuite.search.recall import WHOLE_LINES, pack_lines
+        tail = " We settled on the weekend of the ninth, leaving at dawn from the north car park%s."
+        lines = ["**Mel** (D%d): Thanks, Caro! The camping trip is still on, the kids are thrilled about it." % i
+                 + tail % (" number %d" % i) for i in range(WHOLE_LINES + 20)]
+        hits = [self.hit(line, start=1 + 10 * i, score=0.9 - 0.02 * i) for i, line in enumerate(lines)]
+        text, _, _ = pack_lines(hits, "When is Mel's camping trip?", 250)  # the later lines fill the budget
+        for line in lines[:WHOLE_LINES]:
+            self.assertIn(line, text)
+        self.assertNotIn(lines[WHOLE_LINES], text)
+        self.assertIn("(D%d)" % WHOLE_LINES, text)  # cited, in part
+
     def test_the_reply_after_a_matching_line_comes_with_it(self):
         from memsuite.search.recall import pack_lines
         h = self.hit("**Ann**: Where did you park the van?\n**Bob**: Level 3, bay 41, next to the lift.\n"

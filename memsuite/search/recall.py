@@ -188,6 +188,8 @@ THIN_WORDS = 6          # a prompt of at most this many content words may be sea
 SUBJECT_BOOST = 0.15    # a question whose best hit holds its subject: scores raised by up to this share (LoCoMo tuning half)
 LINE_SHARE = 0.04       # the budget's share of one line (20 tokens at 500): a longer one is cut to its best sentences
 MIN_LINE_TOKENS = 16    # ... but never less than a short sentence
+WHOLE_LINES = 2         # the best lines go whole (the answer is often the part a cut drops)...
+WHOLE_SHARE = 0.2       # ... when within this share of the budget (100 tokens at 500)
 SCORE_POWER = 2         # a line's worth: (its hit's score ** this) x the share of the prompt's words it holds
 REPLY_SHARE = 0.5       # the line after one holding the prompt's words is worth this share of it (the reply)
 SENT_CITED = 3          # hits the session holds whole that a recall still cites (not sends) as answering it
@@ -426,7 +428,8 @@ def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, re
     hits within budget (estimated tokens), best first, whatever hit they
     are in: a line is worth (its hit's score ** power) x the share of the
     prompt's words it holds (the line after such a line, its reply, `reply`
-    of that).  Each line takes at most line_share of the budget (at least
+    of that).  The WHOLE_LINES best go whole when within WHOLE_SHARE of the
+    budget; every other line takes at most line_share of it (at least
     MIN_LINE_TOKENS; a longer one is cut to its best sentences), so the
     lines of several sessions fit; what is left then goes to the cut
     lines, best first.  Shown in
@@ -445,11 +448,12 @@ def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, re
     used = estimate_tokens(header)
     cap = max(int(line_share * budget), MIN_LINE_TOKENS)
     picked = {}  # {hit rank: {line index: text shown}}
-    for _, k, i in _worth(hits, weights, power, reply):
+    for n, (_, k, i) in enumerate(_worth(hits, weights, power, reply)):
         if budget - used < 12:  # not even a citation and a word fit
             break
         line = hits[k].text.split("\n")[i]
-        text = line if estimate_tokens(line) + 1 <= cap else best_part(line, wanted, cap - 1)
+        room = max(cap, int(WHOLE_SHARE * budget)) if n < WHOLE_LINES else cap
+        text = line if estimate_tokens(line) + 1 <= room else best_part(line, wanted, cap - 1)
         if text != line and not wanted & set(tokenize(text)):  # a piece without the prompt's words tells nothing
             continue
         cost = estimate_tokens(text) + 1 + _title_cost(hits, picked, k, i)
