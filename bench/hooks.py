@@ -40,6 +40,7 @@ import memory_store  # noqa: E402
 from memsuite.doors import hooks  # noqa: E402
 from memsuite.doors.resident import read_pid_file  # noqa: E402
 from memsuite.search import recall  # noqa: E402
+from memsuite.text.tokenizer import tokenize  # noqa: E402
 
 SUITE = os.path.dirname(HERE)
 SEARCH = os.path.join(SUITE, "search.sh")
@@ -97,6 +98,14 @@ def gold_texts(folder, gold):
     return out
 
 
+def answer_words(texts, query, sent):
+    """The best share, over the gold lines, of a line's words that the
+    prompt does not hold and the sent text does: what of the answer arrived."""
+    asked, got = set(tokenize(query)), set(tokenize(sent))
+    shares = [len(own & got) / float(len(own)) for own in (set(tokenize(t)) - asked for t in texts) if own]
+    return max(shares) if shares else 0.0
+
+
 def recall_metrics(records, cut, floor, packer="lines", line_share=recall.LINE_SHARE):
     """{split: {metric: (value, count)}} for one setting (the prompt hook's recall.choose and pack_lines)."""
     out = {}
@@ -120,6 +129,9 @@ def recall_metrics(records, cut, floor, packer="lines", line_share=recall.LINE_S
                     if b == WHOLE_AT:  # the answer's line itself, not cut away
                         sums["whole@%dt" % b] = sums.get("whole@%dt" % b, 0) + any(t in text for t in texts)
                         counts["whole@%dt" % b] = counts.get("whole@%dt" % b, 0) + 1
+                        if found:  # of a cited gold line, the share of its own words (not the prompt's) sent
+                            sums["words@%dt" % b] = sums.get("words@%dt" % b, 0) + answer_words(texts, query, text)
+                            counts["words@%dt" % b] = counts.get("words@%dt" % b, 0) + 1
             else:
                 key = "%s: nothing" % kind
                 sums[key] = sums.get(key, 0) + (not chosen)
@@ -128,7 +140,7 @@ def recall_metrics(records, cut, floor, packer="lines", line_share=recall.LINE_S
     return out
 
 
-METRICS = ("R@300t", "R@500t", "R@1000t", "whole@500t", "absent: nothing", "adversarial: nothing")
+METRICS = ("R@300t", "R@500t", "R@1000t", "whole@500t", "words@500t", "absent: nothing", "adversarial: nothing")
 
 
 def _row(label, m):
@@ -148,8 +160,8 @@ def run_recall(data):
         print(_row("%.2f%s" % (cut, " (default)" if cut == recall.RECALL_CUT else ""),
                    recall_metrics(records, cut, recall.RECALL_FLOOR)))
     print("\nHow the budget is filled once the cut (%.2f) is passed:\n" % recall.RECALL_CUT)
-    print("| floor | what is sent | R@300t | R@500t | R@1000t | whole@500t |")
-    print("|---|---|---|---|---|---|")
+    print("| floor | what is sent | R@300t | R@500t | R@1000t | whole@500t | words@500t |")
+    print("|---|---|---|---|---|---|---|")
     default = (recall.RECALL_FLOOR, "lines", recall.LINE_SHARE)
     for floor, packer, share in ((recall.RECALL_FLOOR, "passages", 0), (0.1,) + default[1:], (0.3,) + default[1:],
                                  (recall.RECALL_FLOOR, "lines", 0.04), (recall.RECALL_FLOOR, "lines", 0.1),
@@ -161,7 +173,7 @@ def run_recall(data):
             sent = "the best lines of any hit first, each within %.2f of the budget" % share
         label = "%.2f%s" % (floor, " (default)" if (floor, packer, share) == default else "")
         print("| %s | %s | %s |" % (label, sent, " | ".join(
-            "%.2f \\| %.2f" % (m["tune"][k][0], m["held"][k][0]) for k in METRICS[:4])))
+            "%.2f \\| %.2f" % (m["tune"][k][0], m["held"][k][0]) for k in METRICS[:5])))
     print()
 
 
