@@ -52,7 +52,8 @@ CUTS = (0.3, 0.35, 0.4, 0.45, 0.5)
 # --- recall --------------------------------------------------------------------
 
 def recall_records(data):
-    """[(split, kind, hits, gold)] for LoCoMo: kind answer / absent / adversarial."""
+    """[(split, kind, (hits, topic), gold, query, gold lines)] for LoCoMo: kind
+    answer / absent / adversarial; gold lines as gold_texts gives them."""
     questions = quality.load_questions(data, "locomo")
     adversarial = quality.load_questions(data, "locomo", adversarial=True)
     absent = calibration.nomatch_queries("en")
@@ -84,7 +85,7 @@ def recall_records(data):
 
 
 def gold_texts(folder, gold):
-    """The gold lines' texts as a hook would show them (a bullet's "- " off)."""
+    """[(path, line, text)] of the gold lines, the text as a hook shows it (a bullet's "- " off)."""
     out = []
     for path, line in sorted(gold):
         try:
@@ -94,15 +95,24 @@ def gold_texts(folder, gold):
             continue
         text = text[2:] if text.startswith("- ") else text
         if text:
-            out.append(text)
+            out.append((path, line, text))
     return out
 
 
-def answer_words(texts, query, sent):
-    """The best share, over the gold lines, of a line's words that the
-    prompt does not hold and the sent text does: what of the answer arrived."""
-    asked, got = set(tokenize(query)), set(tokenize(sent))
-    shares = [len(own & got) / float(len(own)) for own in (set(tokenize(t)) - asked for t in texts) if own]
+def answer_words(gold_lines, ranges, query, sent):
+    """Of the cited gold lines, the best share of a line's own words (not
+    the prompt's) that its shown piece holds: what of the answer arrived."""
+    asked = set(tokenize(query))
+    shown = [l.replace("\u2026", "").strip() for l in sent.split("\n")]
+    shown = [l[2:] if l.startswith("- ") else l for l in shown if l]
+    shares = []
+    for path, line, text in gold_lines:
+        own = set(tokenize(text)) - asked
+        if not own or not any(p == path and s <= line <= e for p, s, e in ranges):
+            continue
+        pieces = [l for l in shown if l in text]
+        got = set(tokenize(max(pieces, key=len))) if pieces else set()
+        shares.append(len(own & got) / float(len(own)))
     return max(shares) if shares else 0.0
 
 
@@ -127,10 +137,10 @@ def recall_metrics(records, cut, floor, packer="lines", line_share=recall.LINE_S
                     sums["R@%dt" % b] = sums.get("R@%dt" % b, 0) + found
                     counts["R@%dt" % b] = counts.get("R@%dt" % b, 0) + 1
                     if b == WHOLE_AT:  # the answer's line itself, not cut away
-                        sums["whole@%dt" % b] = sums.get("whole@%dt" % b, 0) + any(t in text for t in texts)
+                        sums["whole@%dt" % b] = sums.get("whole@%dt" % b, 0) + any(t in text for _, _, t in texts)
                         counts["whole@%dt" % b] = counts.get("whole@%dt" % b, 0) + 1
                         if found:  # of a cited gold line, the share of its own words (not the prompt's) sent
-                            sums["words@%dt" % b] = sums.get("words@%dt" % b, 0) + answer_words(texts, query, text)
+                            sums["words@%dt" % b] = sums.get("words@%dt" % b, 0) + answer_words(texts, ranges, query, text)
                             counts["words@%dt" % b] = counts.get("words@%dt" % b, 0) + 1
             else:
                 key = "%s: nothing" % kind
@@ -170,7 +180,8 @@ def run_recall(data):
         if packer == "passages":
             sent = "whole hits, cut at a line, until one does not fit (search.sh context)"
         else:
-            sent = "the best lines of any hit first, each within %.2f of the budget" % share
+            sent = "the best lines of any hit first, the %d best whole within %.2f of the budget, the others within %.2f" % (
+                recall.WHOLE_LINES, recall.WHOLE_SHARE, share)
         label = "%.2f%s" % (floor, " (default)" if (floor, packer, share) == default else "")
         print("| %s | %s | %s |" % (label, sent, " | ".join(
             "%.2f \\| %.2f" % (m["tune"][k][0], m["held"][k][0]) for k in METRICS[:5])))
