@@ -121,31 +121,30 @@ def recall_metrics(records, cut, floor, packer="lines", line_share=recall.LINE_S
     out = {}
     for split in ("tune", "held"):
         sums, counts = {}, {}
+
+        def tally(key, value):
+            sums[key] = sums.get(key, 0) + value
+            counts[key] = counts.get(key, 0) + 1
         for sp, kind, (hits, topic), gold, query, texts in records:
             if sp != split:
                 continue
             chosen = recall.choose(hits, query, cut, floor, topic=topic)
-            if kind == "answer":
-                for b in BUDGETS:
-                    text, ranges = "", []
-                    if chosen and packer == "lines":
-                        text, ranges = recall.pack_lines(chosen, query, b, line_share)[:2]
-                    elif chosen:
-                        text, entries = memory_search.pack(chosen, query, b)
-                        ranges = [(e.path, e.start_line, e.end_line) for e in entries]
-                    found = any(p == rp and s <= l <= e for rp, s, e in ranges for p, l in gold)
-                    sums["R@%dt" % b] = sums.get("R@%dt" % b, 0) + found
-                    counts["R@%dt" % b] = counts.get("R@%dt" % b, 0) + 1
-                    if b == WHOLE_AT:  # the answer's line itself, not cut away
-                        sums["whole@%dt" % b] = sums.get("whole@%dt" % b, 0) + any(t in text for _, _, t in texts)
-                        counts["whole@%dt" % b] = counts.get("whole@%dt" % b, 0) + 1
-                        if found:  # of a cited gold line, the share of its own words (not the prompt's) sent
-                            sums["words@%dt" % b] = sums.get("words@%dt" % b, 0) + answer_words(texts, ranges, query, text)
-                            counts["words@%dt" % b] = counts.get("words@%dt" % b, 0) + 1
-            else:
-                key = "%s: nothing" % kind
-                sums[key] = sums.get(key, 0) + (not chosen)
-                counts[key] = counts.get(key, 0) + 1
+            if kind != "answer":
+                tally("%s: nothing" % kind, not chosen)
+                continue
+            for b in BUDGETS:
+                text, ranges = "", []
+                if chosen and packer == "lines":
+                    text, ranges = recall.pack_lines(chosen, query, b, line_share)[:2]
+                elif chosen:
+                    text, entries = memory_search.pack(chosen, query, b)
+                    ranges = [(e.path, e.start_line, e.end_line) for e in entries]
+                found = any(p == rp and s <= l <= e for rp, s, e in ranges for p, l in gold)
+                tally("R@%dt" % b, found)
+                if b == WHOLE_AT:  # the answer's line itself, not cut away
+                    tally("whole@%dt" % b, any(t in text for _, _, t in texts))
+                    if found:  # of a cited gold line, the share of its own words (not the prompt's) sent
+                        tally("words@%dt" % b, answer_words(texts, ranges, query, text))
         out[split] = {k: (sums[k] / float(counts[k]), counts[k]) for k in counts}
     return out
 

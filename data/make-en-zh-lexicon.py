@@ -207,9 +207,11 @@ def lexicon(glosses, freq, everyday=()):
             if kept:
                 table[word] = (kept, [])
     for english, chinese in everyday:
-        kept, added = table.get(chinese, ((), None))
+        if chinese not in table:
+            continue
+        kept, added = table[chinese]
         own = {sense[3:] if sense.startswith("to ") else sense for sense in kept}  # know is "to know"
-        if added is not None and english not in own and len(added) < MAX_EVERYDAY:
+        if english not in own and len(added) < MAX_EVERYDAY:
             added.append(english)
     return [(word,) + table[word] for _, word in sorted((-freq[word][0], word) for word in table)]
 

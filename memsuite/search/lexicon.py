@@ -3,9 +3,10 @@
 data/en-zh-lexicon.txt (derived from CC-CEDICT, CC BY-SA 4.0, and ECDICT,
 MIT, by data/make-en-zh-lexicon.py) lists everyday Chinese words with a few
 short English senses, the commonest words first, and the everyday English
-that CC-CEDICT lacks (妈妈: mom), read from Chinese to English only.  It is compiled once (compiled.py)
-into a sorted table (memory-mapped) read both ways: an English word (its first term, then its
-whole phrase) to the first ZH_PER_SENSE Chinese words that have it as a
+that CC-CEDICT lacks (妈妈: mom), read from Chinese to English only.  It is
+compiled once (compiled.py) into a sorted table (memory-mapped) read both
+ways: an English word (its first term, then its whole phrase) to the first
+ZH_PER_SENSE Chinese words that have it as a
 sense, earlier senses first; a Chinese word to its senses.  ranking.py adds
 what it finds to a query beside synonyms.py's words, at lexicon_weight, below the
 query's own words (a translation's single Chinese characters left out: 都 of 京都).

@@ -1,6 +1,7 @@
 """The misinstalls the clients keep quiet about, with the real clients: a
 Claude Code plugin whose checkout moved (the plugin no longer loads, no hook
-runs) or with no memory folder set, and Codex hooks not trusted or changed since (Codex skips them).
+runs) or with no memory folder set, and Codex hooks not trusted or changed
+since (Codex skips them).
 `search.sh doctor` names each with its fix, and the fix works."""
 import json
 import os
@@ -15,6 +16,7 @@ from memsuite.files.sources import NO_MEMORY_FOLDER
 
 CLAUDE = tool("cc", "node_modules", ".bin", "claude")
 CODEX = tool("codex", "node_modules", ".bin", "codex")
+CLAUDE_HOOKS = ("SessionStart", "UserPromptSubmit", "SessionEnd")  # what a `claude -p` turn runs
 
 
 @unittest.skipUnless(wanted("claude") and CLAUDE, "MEMORY_E2E=1 and Claude Code under MEMORY_E2E_PREFIX/cc needed")
@@ -71,7 +73,7 @@ class ClaudeMovedCheckoutTest(ClientCase):
                     logged = f.read()
             except OSError:
                 pass
-            if all("%s: %s" % (event, line) in logged for event in ("SessionStart", "UserPromptSubmit", "SessionEnd")):
+            if all("%s: %s" % (event, line) in logged for event in CLAUDE_HOOKS):
                 break
             time.sleep(0.1)
         return logged
@@ -109,7 +111,7 @@ class ClaudeMovedCheckoutTest(ClientCase):
         self.assertTrue(self.turn_no_dir, "the turn reached the model")
         self.assertFalse(any(notes(b) for b in self.turn_no_dir))
         logged = self.logged_for_each_hook(NO_MEMORY_FOLDER)
-        for event in ("SessionStart", "UserPromptSubmit", "SessionEnd"):
+        for event in CLAUDE_HOOKS:
             self.assertIn("%s: %s" % (event, NO_MEMORY_FOLDER), logged)
         for folder in (self.moved, os.path.join(self.home, ".claude")):
             made = [d for d, _, _ in os.walk(folder) if os.path.basename(d) == ".memory"]
