@@ -303,6 +303,32 @@ class CompiledTablesTest(unittest.TestCase):
                 f.write("changed")
             self.assertEqual(compiled.compiled("t", [a], lambda: "new"), "new")  # an edited source compiles afresh
 
+    def test_tables_of_a_removed_copy_and_older_shapes_are_pruned(self):
+        import tempfile
+        import shutil
+        from memsuite.base import compiled
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp, True)
+        cache = os.path.join(tmp, "cache", "memory-suite", "tables")
+        copies = [os.path.join(tmp, name, "data.txt") for name in ("kept", "removed")]
+        for path in copies:
+            os.makedirs(os.path.dirname(path))
+            with open(path, "w") as f:
+                f.write("x")
+        with mock.patch.dict(os.environ, {"XDG_CACHE_HOME": os.path.join(tmp, "cache")}):
+            for path in copies:
+                compiled.compiled("t-1", [path], lambda: "old shape")
+            compiled.compiled("other", [copies[0]], lambda: "another table of the same source")
+            shutil.rmtree(os.path.dirname(copies[1]))  # a test's copy of the suite, deleted
+            unnoted = os.path.join(cache, "t-1-0000aaaa-0000bbbb.marshal")  # kept before sources were noted
+            with open(unnoted, "wb") as f:
+                f.write(b"")
+            os.utime(unnoted, (0, 0))
+            self.assertEqual(len(os.listdir(cache)), 7)
+            self.assertEqual(compiled.compiled("t-2", [copies[0]], lambda: "new shape"), "new shape")
+            left = sorted(re.sub(r"(-[0-9a-f]{8})+\.", ".", f) for f in os.listdir(cache))
+        self.assertEqual(left, ["other.marshal", "other.sources", "t-2.marshal", "t-2.sources"])
+
 
 class RecordTest(unittest.TestCase):
     """memory_store.record stands in for collections.namedtuple (cheaper to build)."""

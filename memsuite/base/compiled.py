@@ -7,9 +7,16 @@ lines per lookup).
 A table's key is the stat (size, modification time) of every source and the
 version below, so an edited source is compiled afresh; a cache that cannot be
 written only means the table is built in memory each time, as before.
+
+Each copy of the suite (a clone, a test's copy) keeps its own tables, beside
+a small "<table>-<copy>.sources" file naming its sources.  Whenever a table is
+built, the tables of copies whose sources are gone are removed, and so are
+the older shapes of the same table ("en-zh-lexicon-5" when "-6" is built for
+the same copy): the cache does not grow with every copy ever made.
 """
 import marshal
 import os
+import re
 import zlib
 
 # Bump when what a build function returns changes shape.
@@ -33,7 +40,7 @@ def compiled(name, sources, build):
     except (OSError, ValueError, EOFError, TypeError):
         pass
     value = build()
-    _keep(path, name, marshal.dumps(value))
+    _keep(path, name, marshal.dumps(value), sources)
     return value
 
 
@@ -48,7 +55,7 @@ def compiled_mapped(name, sources, build):
     except (OSError, ValueError):
         pass
     value = build()
-    _keep(path, name, value)
+    _keep(path, name, value, sources)
     return value
 
 
@@ -69,19 +76,73 @@ def _stamp(path):
     return (path, st.st_size, st.st_mtime_ns)
 
 
-def _keep(path, name, data):
-    """Write the table's bytes beside its older versions' place, which it
-    replaces (best effort: a read-only or full disk is no error)."""
+def _keep(path, name, data, sources):
+    """Write the table's bytes and the note of its sources, then remove what
+    is stale (best effort: a read-only or full disk is no error)."""
+    import json  # a build's, not a lookup's
     from .fileio import write_bytes_atomic
     try:
         folder = os.path.dirname(path)
         os.makedirs(folder, exist_ok=True)
         write_bytes_atomic(path, data)
-        for other in os.listdir(folder):
-            if other.startswith(name + "-") and other != os.path.basename(path):
-                os.unlink(os.path.join(folder, other))
+        write_bytes_atomic(os.path.join(folder, name + ".sources"),
+                           json.dumps([os.path.abspath(p) for p in sources]).encode("utf-8", "surrogatepass"))
+        _prune(folder, name, os.path.basename(path))
     except (OSError, ValueError):
         pass
+
+
+_ENTRY = re.compile(r"^(?P<copy>.+-[0-9a-f]{8})(?:-[0-9a-f]{8}\.(?:marshal|bytes)|\.sources)$")
+UNNOTED_DAYS = 30  # a table kept before sources were noted is removed after this long
+
+
+def _prune(folder, name, kept):
+    """Remove the cache's stale files: this copy's older builds (another
+    stat), its table's older shapes (the same name but its "-N"), and every
+    file of a copy whose sources are gone (or, unnoted, old)."""
+    entries = [(f, _ENTRY.match(f)) for f in os.listdir(folder)]
+    noted = {m.group("copy") for f, m in entries if m and f.endswith(".sources")}
+    gone = {c for c in noted if c != name and not _sources_exist(os.path.join(folder, c + ".sources"))}
+    for f, m in entries:
+        if not m or f in (kept, name + ".sources"):
+            continue
+        copy = m.group("copy")
+        if (copy == name or copy in gone or _older_shape(copy, name)
+                or (copy not in noted and _age_days(os.path.join(folder, f)) > UNNOTED_DAYS)):
+            _remove(os.path.join(folder, f))
+
+
+def _older_shape(copy, name):
+    """Whether copy is another shape of name's table for the same sources:
+    "en-zh-lexicon-5-<where>" beside "en-zh-lexicon-6-<where>"."""
+    table, other = name[:-9], copy[:-9]
+    shape = re.sub(r"-\d+$", "", table)
+    return (copy[-8:] == name[-8:] and other != table and shape != table
+            and re.sub(r"-\d+$", "", other) == shape)
+
+
+def _sources_exist(note):
+    import json
+    try:
+        with open(note, encoding="utf-8") as f:
+            return all(os.path.exists(p) for p in json.load(f))
+    except (OSError, ValueError, TypeError):
+        return True  # unreadable: a copy being written, or not ours to judge
+
+
+def _remove(path):
+    try:
+        os.unlink(path)  # a process reading it keeps its map
+    except OSError:
+        pass  # another process pruned it first
+
+
+def _age_days(path):
+    import time
+    try:
+        return (time.time() - os.stat(path).st_mtime) / 86400.0
+    except OSError:
+        return 0.0
 
 
 # Sorted lines, looked up by binary search
