@@ -1,6 +1,7 @@
 """English that reaches Chinese, and back (issue 27, item 4): data/en-zh-lexicon.txt."""
 import os
 import unittest
+from contextlib import nullcontext
 
 from helpers import ROOT, SyncedMemory
 import memory_search
@@ -83,6 +84,48 @@ class CrossLanguageSearchTest(SyncedMemory):
         for query in ("quantum computing lecture", "bitcoin mining rig", "量子计算讲座"):
             hits = memory_search.search(self.store, query, min_score=0)
             self.assertFalse([h.id for h in hits if h.score >= CUT], query)
+
+
+class UntranslatedWordsTest(SyncedMemory):
+    """A Chinese question asked of English notes: its words nothing
+    translates (a bigram across two words, 们) are not held against a hit."""
+    files = {
+        "memory/2026-10-05.md": "# 2026-10-05\n- Booked the dentist for a cleaning next month.\n"
+                                "- Bought a new keyboard for the office.\n",
+        "memory/2026-10-06.md": "# 2026-10-06\n- Lunch with the payments team, then a long review.\n",
+        "memory/2026-10-07.md": "# 2026-10-07\n- Walked along the lake after work; the evening was cool.\n",
+    }
+    QUESTION = "上次预约的牙医是哪天"
+
+    def scores(self, query, count_every_word=False):
+        from unittest import mock
+        from memsuite.search import ranking
+        with mock.patch.object(ranking, "untranslated", lambda *a: frozenset()) if count_every_word else nullcontext():
+            return [(h.path, h.start_line, h.score) for h in memory_search.search(self.store, query, min_score=0)]
+
+    def test_only_the_untranslated_words_are_set_aside(self):
+        from memsuite.search.ranking import analyse_query
+        q = analyse_query(self.store, self.QUESTION, self.store.params)
+        self.assertTrue(q.foreign)
+        self.assertNotIn("牙医", q.foreign)  # translated (dentist): asked, as a word the notes lack would be
+        self.assertFalse(set(q.foreign) & set(q.weights))
+
+    def test_the_score_rises_and_the_order_stays(self):
+        counted, aside = self.scores(self.QUESTION, count_every_word=True), self.scores(self.QUESTION)
+        self.assertEqual(aside[0][0], "memory/2026-10-05.md")
+        self.assertEqual([h[:2] for h in aside], [h[:2] for h in counted])
+        self.assertGreater(aside[0][2], counted[0][2])
+        self.assertLessEqual(aside[0][2], 1.0)
+
+    def test_an_absent_topic_stays_silent(self):
+        for query in ("量子计算讲座是哪天", "花生过敏怎么急救"):  # translated words the notes lack count in full
+            self.assertFalse([s for _, _, s in self.scores(query) if s >= CUT], query)
+
+    def test_in_chinese_notes_a_word_no_note_holds_is_a_topic_they_lack(self):
+        from memsuite.search.ranking import analyse_query
+        self.write("memory/2026-10-08.md", "# 2026-10-08\n- 我们今天去湖边散步，没有下雨。\n")
+        self.store.sync()
+        self.assertEqual(analyse_query(self.store, self.QUESTION, self.store.params).foreign, frozenset())
 
 
 class EverydaySenseTest(unittest.TestCase):

@@ -14,10 +14,17 @@ the answer cut (ranking.py), and the translation reaches the notes better
 than the question does: the index holds more of the translated words' terms
 than of the words they translate (English notes asked in English never pay
 for it, nor a bilingual folder that holds the question's own words).
+
+A Chinese question of English notes is searched once, its translated words
+beside its own; the words nothing translates (a bigram across two words,
+子们) no note can hold, so its scores are not measured against them
+(untranslated, without_untranslated).
 """
+from ..text.bm25 import bm25_idf
 from ..text.chinese import is_cjk
 from ..text.params import DEFAULT_PARAMS
 from ..text.tokenizer import index_terms, text_units
+from .features import topic_weights
 from .lexicon import translations
 
 
@@ -48,6 +55,50 @@ def translated_query(store, query, params=DEFAULT_PARAMS):
         return ""
     kept = [u for u in words if is_cjk(u[0]) or u[0].isdigit()]  # names and numbers as written
     return " ".join(kept + chinese)
+
+
+ZH_PROSE = ("一个", "我们", "没有", "什么", "时候", "自己", "这个", "可以", "因为", "今天")  # any Chinese text has some
+
+
+def untranslated(store, missing, stands, dfs, weights):
+    """The words of a Chinese question asked of English notes that no note
+    holds and nothing translates (子们 of 孩子们, 去过): no note can hold
+    them, so a hit's score is not measured against them.  Empty unless the
+    notes hold a translation but none of the question's Chinese, nor the
+    commonest words of any Chinese text (ZH_PROSE): in Chinese notes, a
+    Chinese word no note holds is a topic they lack."""
+    held = [t for t in stands if t in weights and dfs.get(t) and not is_cjk(t[0])]
+    if not held or any(is_cjk(t[0]) for t in weights):  # (a synonym of its Chinese held too)
+        return frozenset()
+    sources = set().union(*stands.values())  # a word translated, held or not, is asked (花生, peanut)
+    foreign = frozenset(t for t in missing if is_cjk(t[0]) and t not in sources)
+    if foreign and any(store.doc_freqs(ZH_PROSE).values()):
+        return frozenset()
+    return foreign
+
+
+def without_untranslated(scores, q, params):
+    """{key: score} as if the query's untranslated words (Query.foreign)
+    were not asked, each score raised by the same monotone map (the order
+    stays): what a keyword score would be with their mass out of its scale."""
+    share = foreign_share(q, params)
+    if not share:
+        return scores
+    return {k: 1.0 - (1.0 - min(v, 1.0)) ** (1.0 / (1.0 - share)) for k, v in scores.items()}
+
+
+def foreign_share(q, params):
+    """The share of a query's topic mass (as keyword scores weigh it) that
+    is untranslated words of another language (Query.foreign), at most 0.8."""
+    if not q.foreign:
+        return 0.0
+    n_docs = max(q.n_docs, params.rarity_docs)
+    missing_idf = bm25_idf(n_docs, 0)
+    whole = topic_weights(q)
+    total = sum(w * (missing_idf if t in q.missing else bm25_idf(n_docs, q.dfs[t]))
+                for t, w in whole.items() if t in q.base or t in q.missing)
+    foreign = sum(w * missing_idf for t, w in whole.items() if t in q.foreign)
+    return min(0.8, foreign / total) if total else 0.0
 
 
 def _held(terms, dfs):

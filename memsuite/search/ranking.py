@@ -14,7 +14,7 @@ from ..text.tokenizer import (MAX_SPLIT_WORD, MAX_UNKNOWN_WORDS, text_units, cac
 from .dates import asked_dates, asks_when, by_asked_days, day_notes, holds_time, names_dates, on_asked_day, lazy_today
 from .features import (candidate_features, holds_topic, is_unigram as _is_unigram, labels_query_word,
                        missing_share, own_mass, proximity, resemblance, topic_weights)
-from .crosslingual import merge_passes, translated_query
+from .crosslingual import merge_passes, translated_query, untranslated, without_untranslated
 from .lexicon import translations
 from .results import Hits, build_passages as _passages, demote_duplicates, make_snippet
 from .supersede import newest_first
@@ -31,8 +31,8 @@ ANSWER_CUT = 0.4
 
 _FREE = "".join(sorted(ZH_FREE_CHARS))
 
-Query = record("Query", "terms weights base probe prefixes unknown dfs n_docs runs missing topic frame stands",
-               [(), frozenset(), {}])
+Query = record("Query", "terms weights base probe prefixes unknown dfs n_docs runs missing topic frame stands foreign",
+               [(), frozenset(), {}, frozenset()])
 Query.__doc__ = ("An analysed query: its scoring terms known to the index (repetitions kept); "
                  "the weight of every term that scores (its own, 1; the words its synonyms "
                  "and regional spellings bring in, less); its own terms (what a full match "
@@ -108,7 +108,8 @@ def analyse_query(store, query, params=DEFAULT_PARAMS, context=None):
     q = Query([t for t in terms if t in keep], weights, keep, probe, prefixes,
               [t for t in unknown if t not in parts], dfs, n_docs,
               [u for u in units.split() if is_cjk(u[0])], missing, topic, frozenset(frame),
-              {t: source for t, source in stands.items() if t in weights})
+              {t: source for t, source in stands.items() if t in weights},
+              untranslated(store, missing, stands, dfs, weights))
     if context:
         from .context import with_context
         q = with_context(store, q, context)
@@ -680,6 +681,7 @@ def _search(store, query, limit, mode, min_score, filters, params, context=None)
     if evidence != 1.0 and merged:  # the same factor for every hit: the order stays...
         evidence = min(evidence, 1.0 / max(max(merged.values()), 1e-9))  # ...and no score over 1, so it divides out
         merged = {k: v * evidence for k, v in merged.items()}
+    merged = without_untranslated(merged, q, params)  # a Chinese question of English notes
 
     hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
     if min_score is None and hits:
