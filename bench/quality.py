@@ -21,6 +21,9 @@ Every data set has a tuning half and a held-out half, reported side by side
             folders; split as their source sets are (LoCoMo by conversation, MemDaily by folder
             number); category = direction
   xling-mono the same questions as first written (query_en / query_zh): the monolingual ceiling
+  xling-mixed the same questions over bilingual folders: each folder with notes of the other
+            language beside its own (LoCoMo's with 20 MemDaily folders' Chinese notes, MemDaily's
+            with three sessions of LoCoMo's conv-26), so the question's own words are held too
   madial    Chinese recall prompts in a conversation (MADial-Bench zh): the user's last turn
             alone; user-1 | user-2
   madial-context  the same prompts searched with the conversation before them as context
@@ -56,7 +59,8 @@ import realmem  # noqa: E402
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "eval-data"))
 ZH_DIR = os.path.join(HERE, "zh")
 BUDGET = 4000
-DATASETS = ("locomo", "cmrc2018", "zh", "memdaily", "xling", "xling-mono", "madial", "madial-context", "realmem")
+DATASETS = ("locomo", "cmrc2018", "zh", "memdaily", "xling", "xling-mono", "xling-mixed", "madial", "madial-context",
+            "realmem")
 XLING_SOURCES = (("locomo-dev.jsonl", "locomo", "query_en"), ("memdaily-dev.jsonl", "memdaily", "query_zh"))
 TUNE_CONVERSATIONS = {"conv-26", "conv-30", "conv-41"}
 SPLITS = ("tune", "held")
@@ -96,7 +100,7 @@ def load_questions(data, name, adversarial=False):
                 items.append(dict(q, corpus=folder, category_name=q["kind"], split=split))
         return items
     if name.startswith("xling"):
-        return load_xling(data, original=name == "xling-mono")
+        return load_xling(data, original=name == "xling-mono")  # xling-mixed: asked as xling is
     items = _read_jsonl(os.path.join(dataset_dir(data, name), "questions.jsonl"))
     if name != "madial-context":  # the last turn alone
         for q in items:
@@ -247,12 +251,38 @@ def evaluate_records(data, name, make_searcher, limit_questions=None):
     return records
 
 
+MIXED_MEMDAILY = 20           # xling-mixed: MemDaily folders beside a LoCoMo conversation...
+MIXED_LOCOMO = ("conv-26", 3)  # ...and the sessions of a LoCoMo conversation beside a MemDaily folder
+
+
+def add_other_language(root, copy):
+    """Notes of the other language under copy/other/: a bilingual folder
+    (xling-mixed).  The gold lines' paths are left as they were."""
+    data = os.path.dirname(os.path.dirname(root))
+    if os.path.basename(os.path.dirname(root)) == "locomo":
+        folders = sorted(f for f in os.listdir(os.path.join(data, "memdaily")) if not f.endswith(".jsonl"))
+        sources = [os.path.join(data, "memdaily", f, "memory") for f in folders[:MIXED_MEMDAILY]]
+    else:
+        conv, sessions = MIXED_LOCOMO
+        sources = [os.path.join(data, "locomo", conv, "memory")]
+    for source in sources:
+        names = sorted(n for n in os.listdir(source) if n.endswith(".md"))
+        if os.path.basename(os.path.dirname(root)) != "locomo":
+            names = names[:MIXED_LOCOMO[1]]
+        dest = os.path.join(copy, "other", os.path.basename(os.path.dirname(source)))
+        os.makedirs(dest, exist_ok=True)
+        for n in names:
+            shutil.copy(os.path.join(source, n), os.path.join(dest, n))
+
+
 def searchable_steps(name, root, questions, tmp, make_searcher):
     """Yield (folder, search function, questions): a corpus copy and all its
     questions, or for RealMem one step per session on a folder that grows, so
     a prompt sees only the sessions before its own."""
     if name != "realmem":
         copy = copy_corpus(root, tmp)
+        if name == "xling-mixed":
+            add_other_language(root, copy)
         yield copy, make_searcher(copy), questions
         return
     folder = os.path.join(tmp, os.path.basename(root))

@@ -128,6 +128,32 @@ class UntranslatedWordsTest(SyncedMemory):
         self.assertEqual(analyse_query(self.store, self.QUESTION, self.store.params).foreign, frozenset())
 
 
+class BilingualFolderTest(SyncedMemory):
+    """An English question in a folder of English and Chinese notes is also
+    searched as its Chinese words: the English lines its own words find
+    do not keep the Chinese note out."""
+    files = {
+        "memory/2026-10-01.md": "# 2026-10-01\n- 周二下午去看牙医，洗牙要四十分钟。\n- 诊所的电话是 0571-8888。\n",
+        "memory/2026-10-02.md": "# 2026-10-02\n- Read an article about marketing for a dentist office.\n",
+    }
+
+    def test_searched_again_as_its_translation(self):
+        from memsuite.search.crosslingual import translated_query
+        self.assertIn("牙医", translated_query(self.store, "When did I see the dentist?").split())
+        paths = [h.path for h in memory_search.search(self.store, "When did I see the dentist?", min_score=0)]
+        self.assertIn("memory/2026-10-01.md", paths)
+
+    def test_a_name_nothing_translates_stays_in_the_translation(self):
+        from memsuite.search.crosslingual import translated_query
+        self.assertIn("melani", translated_query(self.store, "What is Melanie's phone number?").split())
+
+    def test_english_notes_alone_are_not_searched_again(self):
+        from memsuite.search.crosslingual import translated_query
+        self.write("memory/2026-10-01.md", "# 2026-10-01\n- Booked the dentist for Tuesday.\n")
+        self.store.sync()
+        self.assertEqual(translated_query(self.store, "When did I see the dentist?"), "")
+
+
 class EverydaySenseTest(unittest.TestCase):
     def test_read_from_chinese_to_english_only(self):
         rows = [("甲乙", ["cat"], ["dog"]), ("丙丁", ["dog"], [])]

@@ -10,10 +10,11 @@ by its translations, its function words and untranslated words left out;
 the two result lists merge, the better score of a passage kept.
 
 The second pass runs only when the question as written finds no hit at
-the answer cut (ranking.py), and the translation reaches the notes better
-than the question does: the index holds more of the translated words' terms
-than of the words they translate (English notes asked in English never pay
-for it, nor a bilingual folder that holds the question's own words).
+the answer cut (ranking.py) and the index holds some of the translated
+words: English notes asked in English never pay for it.  A bilingual folder
+does, for its Chinese notes compete there with the English lines the
+question's own words find (measured: an index that held more of the
+question's words than of their translations used to skip it).
 
 A Chinese question of English notes is searched once, its translated words
 beside its own; the words nothing translates (a bigram across two words,
@@ -48,12 +49,11 @@ def translated_query(store, query, params=DEFAULT_PARAMS):
     chinese = list(dict.fromkeys(word for word, _, _ in found))
     if not chinese:
         return ""
-    sources = {t for _, _, source in found for t in index_terms(source)}
     targets = {t for word in chinese for t in index_terms(word)}
-    dfs = store.doc_freqs(sorted(sources | targets))
-    if _held(targets, dfs) <= _held(sources, dfs):
+    if not any(store.doc_freqs(sorted(targets)).values()):
         return ""
-    kept = [u for u in words if is_cjk(u[0]) or u[0].isdigit()]  # names and numbers as written
+    asked = {t for _, _, source in found for t in source.split()}
+    kept = [u for u in words if is_cjk(u[0]) or u[0].isdigit() or u not in asked]  # names, numbers as written
     return " ".join(kept + chinese)
 
 
@@ -72,9 +72,12 @@ def untranslated(store, missing, stands, dfs, weights):
         return frozenset()
     sources = set().union(*stands.values())  # a word translated, held or not, is asked (花生, peanut)
     foreign = frozenset(t for t in missing if is_cjk(t[0]) and t not in sources)
-    if foreign and any(store.doc_freqs(ZH_PROSE).values()):
-        return frozenset()
-    return foreign
+    return frozenset() if foreign and holds_chinese(store) else foreign
+
+
+def holds_chinese(store):
+    """Whether any note is written in Chinese: it holds one of ZH_PROSE."""
+    return any(store.doc_freqs(ZH_PROSE).values())
 
 
 def without_untranslated(scores, q, params):
@@ -99,11 +102,6 @@ def foreign_share(q, params):
                 for t, w in whole.items() if t in q.base or t in q.missing)
     foreign = sum(w * missing_idf for t, w in whole.items() if t in q.foreign)
     return min(0.8, foreign / total) if total else 0.0
-
-
-def _held(terms, dfs):
-    """The share of terms the index holds."""
-    return sum(1 for t in terms if dfs.get(t)) / float(len(terms) or 1)
 
 
 def merge_passes(hits, other, limit):
