@@ -154,6 +154,31 @@ class BilingualFolderTest(SyncedMemory):
         self.assertEqual(translated_query(self.store, "When did I see the dentist?"), "")
 
 
+class LatinNameTest(SyncedMemory):
+    """A Chinese question naming someone in Latin letters: a note without
+    the name is about someone else, however well it holds the topic."""
+    files = {
+        "memory/2026-10-01.md": "# 2026-10-01\n- 公司这周组织了瑜伽体验课，我们很多同事都报名了。\n",
+        "memory/2026-10-02.md": "# 2026-10-02\n- Maria has been doing yoga twice a week since May.\n",
+        "memory/2026-10-03.md": "# 2026-10-03\n- Maria moved her desk next to the window.\n",
+    }
+    QUESTION = "Maria练过瑜伽吗"
+
+    def paths(self, **params):
+        hits = memory_search.search(self.store, self.QUESTION, min_score=0,
+                                    params=self.store.params._replace(**params))
+        return [h.path for h in hits]
+
+    def test_the_named_note_first(self):
+        self.assertEqual(self.paths()[0], "memory/2026-10-02.md")
+        self.assertNotEqual(self.paths(name_share=1.0)[0], "memory/2026-10-02.md")  # what the rule changes
+
+    def test_only_a_chinese_question_and_a_name_the_notes_hold(self):
+        from memsuite.search.ranking import analyse_query, latin_names
+        for query, names in ((self.QUESTION, ("maria",)), ("Maria did yoga", ()), ("Zoe练过瑜伽吗", ())):
+            self.assertEqual(latin_names(query, analyse_query(self.store, query, self.store.params)), names, query)
+
+
 class EverydaySenseTest(unittest.TestCase):
     def test_read_from_chinese_to_english_only(self):
         rows = [("甲乙", ["cat"], ["dog"]), ("丙丁", ["dog"], [])]

@@ -611,7 +611,8 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
         hits = _search(store, query, limit, mode, min_score, filters, params, context)
         answered = hits and hits[0].score >= ANSWER_CUT  # (measured: searching again then changed nothing)
         other = "" if answered else translated_query(store, query, params)  # a question in the other language
-        return merge_passes(hits, _search(store, other, limit, mode, min_score, filters, params, context), limit) if other else hits
+        return merge_passes(hits, _search(store, other, limit, mode, min_score, filters, params, context, True),
+                            limit) if other else hits
 
 
 def semantic_share(store, query, params):
@@ -626,7 +627,7 @@ def semantic_share(store, query, params):
     return params.semantic_weight
 
 
-def _search(store, query, limit, mode, min_score, filters, params, context=None):
+def _search(store, query, limit, mode, min_score, filters, params, context=None, translation=False):
     asked = asked_dates(query, lazy_today(filters.today if filters else None))
     q = analyse_query(store, query, params, context)  # its relative dates stay words too: 'last year' meets 'last year we...'
     channels = ["keyword"] + (["vector"] if mode != "keyword" else [])
@@ -662,6 +663,9 @@ def _search(store, query, limit, mode, min_score, filters, params, context=None)
         order = by_asked_days(order, rows, merged, asked, params)
     if q.topic and not asked.only:  # a question that is only a date: its words name the day, not a topic
         order = frame_only(order, candidates, merged, q, params, bound)
+    names = () if translation else latin_names(query, q)  # (a translation keeps its untranslated words)
+    if names and params.name_share < 1.0:
+        order = without_the_name(order, candidates, merged, names, params)
     if params.recent_half_life > 0:  # opt-in (--recent): loaded only when asked for
         from .recency import prefer_recent
         order = prefer_recent(store, order, rows, merged, params)
@@ -841,6 +845,29 @@ def frame_only(order, candidates, merged, query, params=DEFAULT_PARAMS, bound=()
     rows = {k: c.row for k, c in candidates.items()}
     rank = lambda k: (-merged[k], rows[k].path, rows[k].ordinal)  # noqa: E731
     return sorted(holders, key=rank) + sorted(others, key=rank)
+
+
+def latin_names(query, q):
+    """The words in Latin letters of a Chinese question that the index holds:
+    its names (John, OpenClaw, Bart), which a Chinese question rarely has
+    any other reason to spell so."""
+    from .crosslingual import own_script
+    units = text_units(query)
+    if own_script(units) != "zh":
+        return ()
+    return tuple(u for u in dict.fromkeys(units.split()) if not is_cjk(u[0]) and not u[0].isdigit() and q.dfs.get(u))
+
+
+def without_the_name(order, candidates, merged, names, params=DEFAULT_PARAMS):
+    """A hit holding none of a Chinese question's Latin names is about
+    someone or something else (a note of another person's yoga class for
+    "Maria练过哪些瑜伽"): it keeps name_share of its score."""
+    for key in order:
+        c = candidates[key]
+        if not any(c.body.get(t, 0) + c.head.get(t, 0) for t in names):
+            merged[key] *= params.name_share
+    rows = {k: c.row for k, c in candidates.items()}
+    return sorted(order, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
 
 
 def _rerank(order, candidates, merged, q, dates, params, folded="", when=False):
