@@ -261,14 +261,12 @@ def add_other_language(root, copy):
     data = os.path.dirname(os.path.dirname(root))
     if os.path.basename(os.path.dirname(root)) == "locomo":
         folders = sorted(f for f in os.listdir(os.path.join(data, "memdaily")) if not f.endswith(".jsonl"))
-        sources = [os.path.join(data, "memdaily", f, "memory") for f in folders[:MIXED_MEMDAILY]]
+        sources = [(os.path.join(data, "memdaily", f, "memory"), None) for f in folders[:MIXED_MEMDAILY]]
     else:
         conv, sessions = MIXED_LOCOMO
-        sources = [os.path.join(data, "locomo", conv, "memory")]
-    for source in sources:
-        names = sorted(n for n in os.listdir(source) if n.endswith(".md"))
-        if os.path.basename(os.path.dirname(root)) != "locomo":
-            names = names[:MIXED_LOCOMO[1]]
+        sources = [(os.path.join(data, "locomo", conv, "memory"), sessions)]
+    for source, first in sources:
+        names = sorted(n for n in os.listdir(source) if n.endswith(".md"))[:first]
         dest = os.path.join(copy, "other", os.path.basename(os.path.dirname(source)))
         os.makedirs(dest, exist_ok=True)
         for n in names:

@@ -328,6 +328,9 @@ class CompiledTablesTest(unittest.TestCase):
             self.assertEqual(compiled.compiled("t-2", [copies[0]], lambda: "new shape"), "new shape")
             left = sorted(re.sub(r"(-[0-9a-f]{8})+\.", ".", f) for f in os.listdir(cache))
         self.assertEqual(left, ["other.marshal", "other.sources", "t-2.marshal", "t-2.sources"])
+        with mock.patch.dict(os.environ, {"XDG_CACHE_HOME": os.path.join(tmp, "cache")}):
+            compiled.compiled("t-1", [copies[0]], lambda: "an older checkout of the same copy")
+            self.assertEqual(len([f for f in os.listdir(cache) if f.startswith("t-2-")]), 2)  # the newer shape stays
 
 
 class RecordTest(unittest.TestCase):

@@ -86,7 +86,8 @@ def _keep(path, name, data, sources):
         os.makedirs(folder, exist_ok=True)
         write_bytes_atomic(path, data)
         write_bytes_atomic(os.path.join(folder, name + ".sources"),
-                           json.dumps([os.path.abspath(p) for p in sources]).encode("utf-8", "surrogatepass"))
+                           json.dumps([os.path.abspath(p) for p in sources if os.path.exists(p)])  # (one missing
+                           .encode("utf-8", "surrogatepass"))  # when built is no sign of a copy gone)
         _prune(folder, name, os.path.basename(path))
     except (OSError, ValueError):
         pass
@@ -113,12 +114,12 @@ def _prune(folder, name, kept):
 
 
 def _older_shape(copy, name):
-    """Whether copy is another shape of name's table for the same sources:
-    "en-zh-lexicon-5-<where>" beside "en-zh-lexicon-6-<where>"."""
-    table, other = name[:-9], copy[:-9]
-    shape = re.sub(r"-\d+$", "", table)
-    return (copy[-8:] == name[-8:] and other != table and shape != table
-            and re.sub(r"-\d+$", "", other) == shape)
+    """Whether copy is an older shape of name's table for the same sources:
+    "en-zh-lexicon-5-<where>" beside "en-zh-lexicon-6-<where>" (a newer one
+    stays: an older checkout of the same copy may be run beside it)."""
+    mine, theirs = re.match(r"^(.*)-(\d+)$", name[:-9]), re.match(r"^(.*)-(\d+)$", copy[:-9])
+    return bool(mine and theirs and copy[-8:] == name[-8:] and theirs.group(1) == mine.group(1)
+                and int(theirs.group(2)) < int(mine.group(2)))
 
 
 def _sources_exist(note):

@@ -5,9 +5,10 @@ holds a few words the notes share (a name, a number) and many they never
 hold; its translated words (lexicon.py), added at lexicon_weight beside
 them, lose to the names and the function words of its own script.  So the
 question is also searched as its translation: the words of the other script
-kept as written (Joanna, 王志宏, 2024), each word of its own script replaced
-by its translations, its function words and untranslated words left out;
-the two result lists merge, the better score of a passage kept.
+and the numbers kept as written (王志宏, 2024), and so are its own words
+nothing translates (a name: Melanie), each other word of its own script
+replaced by its translations, its function words left out; the two result
+lists merge, the better score of a passage kept.
 
 The second pass runs only when the question as written finds no hit at
 the answer cut (ranking.py) and the index holds some of the translated
@@ -21,6 +22,8 @@ beside its own; the words nothing translates (a bigram across two words,
 子们) no note can hold, so its scores are not measured against them
 (untranslated, without_untranslated).
 """
+import re
+
 from ..text.bm25 import bm25_idf
 from ..text.chinese import is_cjk
 from ..text.params import DEFAULT_PARAMS
@@ -38,6 +41,9 @@ def own_script(units):
     return "zh" if cjk / 2.0 > latin else "en"
 
 
+_LATIN = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*")
+
+
 def translated_query(store, query, params=DEFAULT_PARAMS):
     """The question as its translation, or "" when there is none worth a
     second search (see the module's docstring)."""
@@ -49,12 +55,13 @@ def translated_query(store, query, params=DEFAULT_PARAMS):
     chinese = list(dict.fromkeys(word for word, _, _ in found))
     if not chinese:
         return ""
-    targets = {t for word in chinese for t in index_terms(word)}
+    targets = {t for word in chinese for t in index_terms(word) if len(t) > 1}  # (a run's last character alone is no word)
     if not any(store.doc_freqs(sorted(targets)).values()):
         return ""
     asked = {t for _, _, source in found for t in source.split()}
-    kept = [u for u in words if is_cjk(u[0]) or u[0].isdigit() or u not in asked]  # names, numbers as written
-    return " ".join(kept + chinese)
+    kept = [u for u in words if is_cjk(u[0]) or u[0].isdigit()]
+    kept += [w for w in _LATIN.findall(query) if text_units(w) and not set(text_units(w).split()) & asked]
+    return " ".join(kept + chinese)  # (Latin words as the user wrote them: their units would be stemmed twice)
 
 
 ZH_PROSE = ("一个", "我们", "没有", "什么", "时候", "自己", "这个", "可以", "因为", "今天")  # any Chinese text has some
@@ -67,7 +74,7 @@ def untranslated(store, missing, stands, dfs, weights):
     notes hold a translation but none of the question's Chinese, nor the
     commonest words of any Chinese text (ZH_PROSE): in Chinese notes, a
     Chinese word no note holds is a topic they lack."""
-    held = [t for t in stands if t in weights and dfs.get(t) and not is_cjk(t[0])]
+    held = any(t in weights and dfs.get(t) and not is_cjk(t[0]) for t in stands)
     if not held or any(is_cjk(t[0]) for t in weights):  # (a synonym of its Chinese held too)
         return frozenset()
     sources = set().union(*stands.values())  # a word translated, held or not, is asked (花生, peanut)
@@ -98,8 +105,7 @@ def foreign_share(q, params):
     n_docs = max(q.n_docs, params.rarity_docs)
     missing_idf = bm25_idf(n_docs, 0)
     whole = topic_weights(q)
-    total = sum(w * (missing_idf if t in q.missing else bm25_idf(n_docs, q.dfs[t]))
-                for t, w in whole.items() if t in q.base or t in q.missing)
+    total = sum(w * (missing_idf if t in q.missing else bm25_idf(n_docs, q.dfs.get(t, 0))) for t, w in whole.items())
     foreign = sum(w * missing_idf for t, w in whole.items() if t in q.foreign)
     return min(0.8, foreign / total) if total else 0.0
 

@@ -14,7 +14,7 @@ from ..text.tokenizer import (MAX_SPLIT_WORD, MAX_UNKNOWN_WORDS, text_units, cac
 from .dates import asked_dates, asks_when, by_asked_days, day_notes, holds_time, names_dates, on_asked_day, lazy_today
 from .features import (candidate_features, holds_topic, is_unigram as _is_unigram, labels_query_word,
                        missing_share, own_mass, proximity, resemblance, topic_weights)
-from .crosslingual import merge_passes, translated_query, untranslated, without_untranslated
+from .crosslingual import merge_passes, own_script, translated_query, untranslated, without_untranslated
 from .lexicon import translations
 from .results import Hits, build_passages as _passages, demote_duplicates, make_snippet
 from .supersede import newest_first
@@ -659,13 +659,13 @@ def _search(store, query, limit, mode, min_score, filters, params, context=None,
     if params.file_weight > 0 and long_prompt:
         merged.update(file_evidence(rows, merged, params))
         order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
+    names = () if translation else latin_names(query, q)  # (a translation keeps its untranslated words)
+    if names and params.name_share < 1.0:
+        order = without_the_name(order, candidates, merged, names, params)
     if asked.spans or asked.only:
         order = by_asked_days(order, rows, merged, asked, params)
     if q.topic and not asked.only:  # a question that is only a date: its words name the day, not a topic
         order = frame_only(order, candidates, merged, q, params, bound)
-    names = () if translation else latin_names(query, q)  # (a translation keeps its untranslated words)
-    if names and params.name_share < 1.0:
-        order = without_the_name(order, candidates, merged, names, params)
     if params.recent_half_life > 0:  # opt-in (--recent): loaded only when asked for
         from .recency import prefer_recent
         order = prefer_recent(store, order, rows, merged, params)
@@ -847,21 +847,43 @@ def frame_only(order, candidates, merged, query, params=DEFAULT_PARAMS, bound=()
     return sorted(holders, key=rank) + sorted(others, key=rank)
 
 
+_WORD_OR_HANZI = None  # compiled on first use
+
+
 def latin_names(query, q):
-    """The words in Latin letters of a Chinese question that the index holds:
-    its names (John, OpenClaw, Bart), which a Chinese question rarely has
-    any other reason to spell so."""
-    from .crosslingual import own_script
+    """The words in Latin letters of a Chinese question that stand among its
+    Chinese alone, in pairs or in a run without stop words (Maria练过,
+    John和Max, Nike Air Zoom的; not an English clause: "Also, when is my
+    dentist appointment?"), that the index holds and no
+    translation or synonym the index holds stands for: its names (John,
+    OpenClaw, Bart), which a Chinese question rarely has any other reason to
+    spell so."""
+    global _WORD_OR_HANZI
     units = text_units(query)
     if own_script(units) != "zh":
         return ()
-    return tuple(u for u in dict.fromkeys(units.split()) if not is_cjk(u[0]) and not u[0].isdigit() and q.dfs.get(u))
+    if _WORD_OR_HANZI is None:
+        import re
+        _WORD_OR_HANZI = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*|[^\x00-\u2fff]")
+    runs, run = [], []
+    for token in _WORD_OR_HANZI.findall(query) + ["。"]:
+        if token[0].isascii():
+            run.append(token)
+        else:
+            runs += [run] if run else []
+            run = []
+    words = [w for r in runs if len(r) <= 2 or all(text_units(w) for w in r) for w in r]  # (a clause has stop words)
+    stood_for = set().union(*q.stands.values()) if q.stands else set()
+    names = [u for w in words for u in text_units(w).split()]
+    return tuple(u for u in dict.fromkeys(names) if not u[0].isdigit() and q.dfs.get(u) and u not in stood_for)
 
 
 def without_the_name(order, candidates, merged, names, params=DEFAULT_PARAMS):
     """A hit holding none of a Chinese question's Latin names is about
     someone or something else (a note of another person's yoga class for
-    "Maria练过哪些瑜伽"): it keeps name_share of its score."""
+    "Maria练过哪些瑜伽"): it keeps name_share of its score.  Done on the
+    order by score, before the rules that reorder it (the asked day, the
+    frame only)."""
     for key in order:
         c = candidates[key]
         if not any(c.body.get(t, 0) + c.head.get(t, 0) for t in names):
