@@ -1,6 +1,7 @@
 """Ranking: what a query asks (its terms, weights, topic and frame), its
 candidates, the keyword (BM25) and vector (TF-IDF cosine) channels, the merge."""
 import math
+import re
 from collections import Counter
 
 from ..base.records import UsageError, record
@@ -847,7 +848,7 @@ def frame_only(order, candidates, merged, query, params=DEFAULT_PARAMS, bound=()
     return sorted(holders, key=rank) + sorted(others, key=rank)
 
 
-_WORD_OR_HANZI = None  # compiled on first use
+_WORD_OR_CJK = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*|[^\x00-\u2fff]")  # a Latin word, or a CJK character or mark
 
 
 def latin_names(query, q):
@@ -858,15 +859,11 @@ def latin_names(query, q):
     translation or synonym the index holds stands for: its names (John,
     OpenClaw, Bart), which a Chinese question rarely has any other reason to
     spell so."""
-    global _WORD_OR_HANZI
     units = text_units(query)
     if own_script(units) != "zh":
         return ()
-    if _WORD_OR_HANZI is None:
-        import re
-        _WORD_OR_HANZI = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*|[^\x00-\u2fff]")
-    runs, run = [], []
-    for token in _WORD_OR_HANZI.findall(query) + ["。"]:
+    runs, run = [], []  # the runs of Latin words between CJK
+    for token in _WORD_OR_CJK.findall(query) + ["。"]:
         if token[0].isascii():
             run.append(token)
         else:
