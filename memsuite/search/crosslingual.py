@@ -60,7 +60,8 @@ def translated_query(store, query, params=DEFAULT_PARAMS):
         return ""
     asked = {t for _, _, source in found for t in source.split()}
     kept = [u for u in words if is_cjk(u[0]) or u[0].isdigit()]
-    kept += [w for w in _LATIN.findall(query) if text_units(w) and not set(text_units(w).split()) & asked]
+    latin = [(w, text_units(w).split()) for w in _LATIN.findall(query)]
+    kept += [w for w, units in latin if units and not set(units) & asked]
     return " ".join(kept + chinese)  # (Latin words as the user wrote them: their units would be stemmed twice)
 
 

@@ -69,7 +69,7 @@ def _share(weight, source_terms, word):
 def _english_matches(table, latin):
     """[(frozenset of the query's terms a phrase covers, its Chinese words)]."""
     out = []
-    for term in latin:
+    for term in sorted(latin):  # (a set: its order would follow the hash seed)
         fields = table.get(LATIN + term) or ()
         for phrase, chinese in zip(fields[::2], fields[1::2]):
             terms = frozenset(phrase.split())  # stored as its terms

@@ -869,9 +869,12 @@ def latin_names(query, q):
         else:
             runs += [run] if run else []
             run = []
-    words = [w for r in runs if len(r) <= 2 or all(text_units(w) for w in r) for w in r]  # (a clause has stop words)
     stood_for = set().union(*q.stands.values()) if q.stands else set()
-    names = [u for w in words for u in text_units(w).split()]
+    names = []
+    for r in runs:
+        kept = [text_units(w) for w in r]
+        if len(r) <= 2 or all(kept):  # (a clause has stop words)
+            names += [u for k in kept for u in k.split()]
     return tuple(u for u in dict.fromkeys(names) if not u[0].isdigit() and q.dfs.get(u) and u not in stood_for)
 
 
