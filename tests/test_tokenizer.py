@@ -86,6 +86,15 @@ class StemmerTest(unittest.TestCase):
                            "analyzed": "analyz", "fayed": "fai", "yay": "yai"}.items():
             self.assertEqual(ms.stem(word), stem, word)
 
+    def test_an_irregular_form_meets_its_base_word(self):
+        # a question asks "did ... go / buy", a note tells "went / bought"
+        for form, base in (("went", "go"), ("gone", "going"), ("bought", "buys"), ("children", "child"),
+                           ("wrote", "writing"), ("taught", "teaches")):
+            self.assertEqual(ms.stem(form), ms.stem(base), form)
+        for word in ("rose", "wound", "leaves"):  # as often another word: left as they are
+            self.assertEqual(ms.stem(word), ms.stem(word + "s") if word == "rose" else ms.stem(word), word)
+        self.assertNotEqual(ms.stem("rose"), ms.stem("rise"))
+
     def test_short_and_non_ascii_words_are_left_alone(self):
         self.assertEqual(ms.stem("is"), "is")
         self.assertEqual(ms.stem("café"), "café")

@@ -4,8 +4,9 @@ and sorted "key<TAB>fields" lines found by binary search in a memory map (the
 JSON index's terms and the compiled word tables are read this way, a few
 lines per lookup).
 
-A table's key is the stat (size, modification time) of every source and the
-version below, so an edited source is compiled afresh; a cache that cannot be
+A table's key is the stat (size, modification time) of every source, the
+version below and what else its build depends on (the tokenizer's version,
+for a table of English terms), so an edited source is compiled afresh; a cache that cannot be
 written only means the table is built in memory each time, as before.
 
 Each copy of the suite (a clone, a test's copy) keeps its own tables, beside
@@ -29,11 +30,12 @@ def cache_dir():
     return os.path.join(base, "memory-suite", "tables")
 
 
-def compiled(name, sources, build):
-    """build(), or what an earlier build() returned for the same sources.
-    sources are file paths (a missing one counts as such); what build returns
-    must be marshal-able (dicts, tuples, strings, bytes)."""
-    name, path = _cache_path(name, sources, "marshal")
+def compiled(name, sources, build, depends=()):
+    """build(), or what an earlier build() returned for the same sources and
+    depends.  sources are file paths (a missing one counts as such); depends,
+    values the build also reads (a version); what build returns must be
+    marshal-able (dicts, tuples, strings, bytes)."""
+    name, path = _cache_path(name, sources, "marshal", depends)
     try:
         with open(path, "rb") as f:
             return marshal.loads(f.read())
@@ -44,10 +46,10 @@ def compiled(name, sources, build):
     return value
 
 
-def compiled_mapped(name, sources, build):
+def compiled_mapped(name, sources, build, depends=()):
     """The bytes build() returns, as compiled does, but kept raw and read by a
     memory map: a large table costs a lookup a few pages, not a full read."""
-    name, path = _cache_path(name, sources, "bytes")
+    name, path = _cache_path(name, sources, "bytes", depends)
     try:
         import mmap
         with open(path, "rb") as f:
@@ -59,10 +61,11 @@ def compiled_mapped(name, sources, build):
     return value
 
 
-def _cache_path(name, sources, kind):
-    """(the table's name for this copy of its sources, its cache file for their stat)."""
+def _cache_path(name, sources, kind, depends=()):
+    """(the table's name for this copy of its sources, its cache file for their stat and depends)."""
     where = zlib.crc32(repr([os.path.abspath(p) for p in sources]).encode("utf-8", "surrogatepass"))
-    key = zlib.crc32(repr((VERSION, marshal.version, [_stamp(p) for p in sources])).encode("utf-8", "surrogatepass"))
+    key = zlib.crc32(repr((VERSION, marshal.version, [_stamp(p) for p in sources], tuple(depends)))
+                     .encode("utf-8", "surrogatepass"))
     # one file per copy of the sources (two installs of the suite never evict each other's), named by their stat
     name = "%s-%08x" % (name, where)
     return name, os.path.join(cache_dir(), "%s-%08x.%s" % (name, key, kind))

@@ -16,7 +16,7 @@ import os
 from ..base.compiled import SortedLines, compiled_mapped
 from ..files.sources import SUITE_DIR
 from ..text.chinese import function_spans, is_cjk
-from ..text.params import DEFAULT_PARAMS
+from ..text.params import DEFAULT_PARAMS, TOKENIZER_VERSION
 from ..text.tokenizer import tokenize
 
 LEXICON = os.path.join(SUITE_DIR, "data", "en-zh-lexicon.txt")
@@ -114,7 +114,8 @@ def _content_spans(run):
 
 def lexicon_table():
     """The lexicon as a SortedLines table (compiled once per copy of the file)."""
-    return SortedLines(compiled_mapped(TABLE, [LEXICON], lambda: _table_bytes(read_lexicon(LEXICON))))
+    return SortedLines(compiled_mapped(TABLE, [LEXICON], lambda: _table_bytes(read_lexicon(LEXICON)),
+                                       depends=(TOKENIZER_VERSION,)))  # its English terms are tokenize()'s
 
 
 def read_lexicon(path):

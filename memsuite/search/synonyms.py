@@ -9,7 +9,7 @@ import os
 
 from ..text.chinese import ZH_TABLE, fold, is_cjk, regional_words
 from ..base.compiled import SortedLines, compiled
-from ..text.params import DEFAULT_PARAMS
+from ..text.params import DEFAULT_PARAMS, TOKENIZER_VERSION
 from ..files.sources import SUITE_DIR
 from ..text.tokenizer import tokenize
 
@@ -54,7 +54,7 @@ def builtin_table():
     """The built-in synonym groups and regional spellings, as a SortedLines table."""
     def build():
         return _table_bytes(_groups(_read_lines(BUILTIN_SYNONYMS)), _regional_words())
-    return SortedLines(compiled("zh-expansions", [BUILTIN_SYNONYMS, ZH_TABLE], build))
+    return SortedLines(compiled("zh-expansions", [BUILTIN_SYNONYMS, ZH_TABLE], build, depends=(TOKENIZER_VERSION,)))
 
 
 def user_table(path):
@@ -63,7 +63,7 @@ def user_table(path):
         return _table_bytes(_groups(_read_lines(path)), {})
     import zlib
     name = "user-synonyms-%08x" % zlib.crc32(os.path.abspath(path).encode("utf-8", "surrogatepass"))
-    return SortedLines(compiled(name, [path, ZH_TABLE], build))
+    return SortedLines(compiled(name, [path, ZH_TABLE], build, depends=(TOKENIZER_VERSION,)))
 
 
 def _groups(lines):

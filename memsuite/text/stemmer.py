@@ -1,12 +1,16 @@
-"""The Porter stemmer (M.F. Porter, 1980), for lower-case ASCII words."""
+"""The Porter stemmer (M.F. Porter, 1980), for lower-case ASCII words, after
+the irregular forms no suffix rule undoes (went, bought, children: irregular.py)."""
+
+from .irregular import BASE_FORM
 
 
 # --- Porter stemmer (M.F. Porter, 1980), for lower-case ASCII words ---------
 
 def stem(word):
-    """Reduce an English word to its Porter stem; other words pass unchanged."""
+    """Reduce an English word to its Porter stem (an irregular form: its base's); other words pass unchanged."""
     if len(word) <= 2 or not word.isascii() or not word.isalpha():
         return word
+    word = BASE_FORM.get(word, word)
     w = _step1ab(word)
     w = _step1c(w)
     w = _replace_suffix(w, _STEP2, _STEP2_ENDS)
