@@ -45,10 +45,11 @@ EN_FILLER = "Nothing else worth writing down."
 
 
 def draw_pairs(n, seed):
-    """[(English, Chinese)]: n drawn from the everyday entries of two characters
-    or more (a character alone crosses inside a question, never as a whole
-    query: 书 is too many things), then the fixed cases."""
-    rows = [row for row in read_lexicon(LEXICON) if len(row[0]) > 1][:EVERYDAY]
+    """[(English, Chinese)]: n drawn from the everyday entries of two to four
+    characters (a character alone crosses inside a question, never as a whole
+    query: 书 is too many things; the words of five, added later, would shift
+    the draw of earlier rounds), then the fixed cases."""
+    rows = [row for row in read_lexicon(LEXICON) if 1 < len(row[0]) <= 4][:EVERYDAY]
     fixed_words = {zh for _, zh in FIXED}
     candidates = [(senses[0], word) for word, senses, _ in rows if word not in fixed_words and tokenize(senses[0])]
     drawn = random.Random(seed).sample(candidates, n)

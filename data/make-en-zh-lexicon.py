@@ -10,7 +10,7 @@ jieba`, jieba/dict.txt in the source archive): its word frequencies.
 
 What is kept, so that a query reaches the other language without dragging in
 what it does not mean (an absent topic must stay silent):
-- Chinese words of two to four characters that jieba counts MIN_FREQ times or
+- Chinese words of two to MAX_WORD characters that jieba counts MIN_FREQ times or
   more, nouns NOUN_MIN_FREQ times or more (纹身: tattoo, an everyday noun
   that books seldom print); nouns of one character that it counts
   CHAR_MIN_FREQ times or more (书: book, 汤: soup), their common senses only
@@ -47,6 +47,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from memsuite.text.chinese import fold, is_cjk  # noqa: E402
 
+MAX_WORD = 5  # characters: place names (加利福尼亚) and compounds (笔记本电脑) are five
 MIN_FREQ = 30
 NOUN_MIN_FREQ = 5
 NOUNS = ("n", "ns", "vn", "nz")  # jieba's parts of speech of common nouns, places, verbal nouns
@@ -68,7 +69,7 @@ HEADER = """\
 # en-zh-lexicon.txt: everyday Chinese words and their short English senses,
 # one word a line, the commonest first: "word<TAB>sense; sense" (at most %d
 # senses, each of one to %d English words, lower case, a verb's after "to"), derived by data/make-en-zh-lexicon.py from
-# CC-CEDICT %s; Chinese words of two to four characters that jieba 0.42.1's
+# CC-CEDICT %s; Chinese words of 2 to %d characters that jieba 0.42.1's
 # dict.txt counts %d times or more (nouns %d times), and nouns of one character
 # it counts %d times or more. Read both ways by memsuite/search/lexicon.py (the
 # everyday senses after a second tab from Chinese to English only).
@@ -202,7 +203,7 @@ def lexicon(glosses, freq, everyday=()):
     takes as an everyday sense."""
     table = {}
     for word in glosses:
-        if 1 <= len(word) <= 4 and all(is_cjk(c) for c in word) and common(word, freq):
+        if 1 <= len(word) <= MAX_WORD and all(is_cjk(c) for c in word) and common(word, freq):
             kept = senses(word, glosses)
             if kept:
                 table[word] = (kept, [])
@@ -221,7 +222,7 @@ def main(argv):
         sys.exit(__doc__.strip().splitlines()[-1])
     glosses, date = read_cedict(argv[1])
     rows = lexicon(glosses, read_frequencies(argv[2]), read_everyday(argv[3]))
-    out = [HEADER % (MAX_SENSES, MAX_GLOSS_WORDS, "(" + date + ")" if date else "", MIN_FREQ, NOUN_MIN_FREQ, CHAR_MIN_FREQ,
+    out = [HEADER % (MAX_SENSES, MAX_GLOSS_WORDS, "(" + date + ")" if date else "", MAX_WORD, MIN_FREQ, NOUN_MIN_FREQ, CHAR_MIN_FREQ,
                      MAX_EVERYDAY, EVERYDAY)]
     out += ["\t".join([word, "; ".join(kept)] + (["; ".join(added)] if added else [])) for word, kept, added in rows]
     sys.stdout.write("\n".join(out) + "\n")

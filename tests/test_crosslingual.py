@@ -9,7 +9,7 @@ import unittest
 
 from helpers import SyncedMemory
 from memsuite.search.crosslingual import merge_passes, own_script, translated_query
-from memsuite.search.lexicon import lexicon_table
+from memsuite.search.lexicon import lexicon_table, translations
 from memsuite.search.results import Hit, Hits
 from memsuite.text.tokenizer import text_units
 
@@ -72,6 +72,12 @@ class PlaceNamesTest(unittest.TestCase):
         table = lexicon_table()
         self.assertIn("hangzhou", table.get("杭州")[0].split("; "))
         self.assertTrue(table.get("~hangzhou"))
+
+    def test_a_five_character_word_is_read_whole(self):
+        # 加利福尼亚 and 笔记本电脑 are one word each: no part of them means California or laptop
+        for word, english in (("加利福尼亚", "california"), ("笔记本电脑", "laptop")):
+            found = translations(text_units("去" + word))
+            self.assertIn((english, word), [(w, source) for w, _, source in found], word)
 
 
 class EverydayEnglishTest(unittest.TestCase):

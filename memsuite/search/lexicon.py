@@ -30,7 +30,7 @@ def translations(units, params=DEFAULT_PARAMS):
     """[(word, weight, the query's word it translates)]: the other language's words for a query's words, the
     longest that match: an English phrase when all its terms are in the query
     (its part words' own translations left out: health checkup -> 体检, not
-    健康), a Chinese word of 2-4 characters taken longest first along a run,
+    健康), a Chinese word of 2-5 characters taken longest first along a run,
     outside its function words (什么时候 is asked, not meant).  A translation
     weighs lexicon_weight of what it stands for: its terms share the weight of
     the words it translates (an English word is one term, 机械键盘 three
@@ -88,7 +88,7 @@ def _longest_words(table, text):
     (a character alone when no word starts at it: 书, 汤)."""
     out, i = [], 0
     while i < len(text):
-        for size in (4, 3, 2, 1):
+        for size in (5, 4, 3, 2, 1):
             if i + size <= len(text) and table.get(text[i:i + size]):
                 out.append(text[i:i + size])
                 i += size
