@@ -95,6 +95,20 @@ class StemmerTest(unittest.TestCase):
             self.assertEqual(ms.stem(word), ms.stem(word + "s") if word == "rose" else ms.stem(word), word)
         self.assertNotEqual(ms.stem("rose"), ms.stem("rise"))
 
+    def test_an_informal_or_british_form_meets_the_word(self):
+        # a question asks about "children" and "colour", a chat says "kids" and "color"
+        for form, word in (("kids", "children"), ("mom", "mother"), ("pics", "pictures"), ("colour", "color"),
+                           ("favourite", "favorite"), ("organised", "organized"), ("centres", "centers"),
+                           ("programmes", "programs")):
+            self.assertEqual(ms.stem(form), ms.stem(word), form)
+        self.assertEqual(ms.tokenize("my kids' favourite colour"), ms.tokenize("my child's favorite color"))
+
+    def test_no_listed_form_leads_to_another_listed_form(self):
+        # the table is read once, before Porter: a form that led to another form would stop half way
+        from memsuite.text.irregular import BASE_FORM
+        self.assertEqual([form for form, word in BASE_FORM.items() if word in BASE_FORM], [])
+        self.assertTrue(all(len(form) > 2 for form in BASE_FORM))  # shorter words are never looked up
+
     def test_short_and_non_ascii_words_are_left_alone(self):
         self.assertEqual(ms.stem("is"), "is")
         self.assertEqual(ms.stem("café"), "café")
