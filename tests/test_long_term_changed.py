@@ -1,6 +1,8 @@
-"""MEMORY.md's lines against later daily notes (search/supersede.py): a line
-is as of MEMORY.md's last change; a note dated after it that says other
-numbers about the same thing ranks first and marks the line in the brief."""
+"""MEMORY.md's lines against the daily notes (search/supersede.py): its
+lines have no date (the file's mtime is any line's last change, or a
+copy's), so a dated note that says other numbers about the same thing is
+the later statement: it ranks first and marks the line in the brief, unless
+a newer note agrees with the line (MEMORY.md was updated)."""
 import os
 import time
 import unittest
@@ -9,7 +11,7 @@ from helpers import TempMemory
 import memory_search
 import memory_store
 from memsuite.app import brief
-from memsuite.search.supersede import changed_later, long_term_date
+from memsuite.search.supersede import changed_later
 
 LONG_TERM = "# Long-term\n\n## Work\n- The staging server listens on port 8443 behind the proxy.\n- Lunch is at noon.\n"
 NOTE = "# 2026-04-09\n\n## Work\n- The staging server listens on port 9710 behind the proxy now.\n"
@@ -32,12 +34,18 @@ class ChangedLaterTest(TempMemory):
                       text)
         self.assertNotIn("noon. (changed", text)
 
-    def test_a_note_dated_before_the_last_change_marks_nothing(self):
-        self.folder("2026-04-10")  # MEMORY.md was edited after the note: it may hold the new port already
+    def test_the_files_last_change_does_not_date_its_lines(self):
+        self.folder("2026-04-20")  # an agent appended a line after the note, or the folder was copied
+        self.assertIn("(changed by a later note, 2026-04-09", brief.build(self.dir, 1500)[0])
+
+    def test_a_line_the_newest_note_agrees_with_is_current(self):
+        self.folder("2026-04-20")
+        self.write("memory/2026-04-02.md", NOTE.replace("9710", "8443").replace("04-09", "04-02"))
+        self.write("memory/2026-04-15.md", NOTE.replace("9710", "8443").replace("04-09", "04-15"))
         self.assertNotIn("(changed by a later note", brief.build(self.dir, 1500)[0])
 
     def test_the_later_note_ranks_first_and_the_line_is_earlier(self):
-        self.folder("2026-03-01")
+        self.folder("2026-04-20")
         store = memory_store.MemoryStore(self.dir)
         self.addCleanup(store.close)
         store.sync()
@@ -59,5 +67,12 @@ class MechanismTest(unittest.TestCase):
         self.assertEqual(changed_later(lines, [("2026-05-02", "b.md", ["- Badge number 55120 for the lab door."])]),
                          {})
 
-    def test_no_memory_file_no_date(self):
-        self.assertIsNone(long_term_date("/nonexistent-folder"))
+    def test_an_older_note_another_newer_one_contradicts_marks_nothing(self):
+        lines = ["- Badge number 55120 for the lab door."]
+        notes = [("2026-04-01", "a.md", ["- Badge number 66001 for the lab door."]),
+                 ("2026-05-02", "b.md", ["- Badge number 55120 for the lab door, again."])]
+        self.assertEqual(changed_later(lines, notes), {})
+
+
+if __name__ == "__main__":
+    unittest.main()

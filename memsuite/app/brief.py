@@ -2,15 +2,15 @@
 (the checkpoint of this session after a compaction, the most useful part of
 MEMORY.md, the last days' notes), framed as notes to consult.  A session that
 already holds some lines (a resumed or compacted one) is sent only the others.
-A MEMORY.md line a later daily note changed is marked with that note's date
-and line (search/supersede.py says what "later" means for MEMORY.md)."""
+A MEMORY.md line the newest daily note about the same thing says otherwise
+about is marked with that note's date and line (search/supersede.py)."""
 import os
 import re
 
 from ..text.markdown import is_heading
 from ..search.recall import line_key
 from ..search.results import estimate_tokens
-from ..search.supersede import changed_later, long_term_date
+from ..search.supersede import changed_later
 from ..base.records import StoreError
 from ..files.sources import read_memory_lines
 from ..text.redact import redact_start
@@ -114,13 +114,11 @@ def memory_md_part(root, budget):
 
 
 def _marked(root, lines):
-    """MEMORY.md's lines, each that a daily note dated after MEMORY.md's last
-    change says otherwise followed by that note's date and citation."""
-    since = long_term_date(root)
-    if not lines or not since:
+    """MEMORY.md's lines, each that the newest daily note about the same
+    thing says otherwise followed by that note's date and citation."""
+    if not lines:
         return lines
-    later = [name for name in _daily_names(root)[:LATER_FILES] if name[:10] > since]
-    notes = [(name[:10], "memory/" + name, _lines(root, "memory/" + name)) for name in later]
+    notes = [(name[:10], "memory/" + name, _lines(root, "memory/" + name)) for name in _daily_names(root)[:LATER_FILES]]
     for i, (date, rel, number) in changed_later(lines, notes).items():
         lines[i] = "%s (changed by a later note, %s: %s:%d)" % (lines[i], date, rel, number)
     return lines

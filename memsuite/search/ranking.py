@@ -676,7 +676,7 @@ def _search(store, query, limit, mode, min_score, filters, params, context=None,
             order = prefer_recent_turns(store, order, rows, merged, params)
     earlier = {}
     if mode == "hybrid" and params.supersede_share < 1.0:  # the newest statement of a fact first
-        order, earlier = newest_first(order, candidates, merged, q, params, store.root)
+        order, earlier = newest_first(order, candidates, merged, q, params)
     repeats = set()
     if params.duplicate_share < 1.0:  # near-duplicate suppression (results.py)
         order, repeats = demote_duplicates(order, candidates, merged, q, params, min_score)

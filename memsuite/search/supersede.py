@@ -5,20 +5,15 @@ and the earlier one is marked as such.  Only by what the notes say (lines
 alike but for their times or numbers) and their dates: no recency prior on
 every query (one cost LoCoMo).
 
-MEMORY.md has no date of its own: its lines are as of the file's last
-change (its mtime's day).  A daily note dated after that day was written
-when MEMORY.md already said what it says, so it is the later statement; one
-dated on that day or before may be what MEMORY.md was updated from, and is
-not.  (An edit anywhere in MEMORY.md moves the day: fewer lines are marked
-later, never a line newer than its note.)"""
-import os
-import time
-
+MEMORY.md (or any undated note) has no date for its lines: its last
+change (the file's mtime) is any line's, an agent's appended line or a
+copy's, so it dates none of them.  Its lines are read as older than a dated
+note that says otherwise about the same thing (a dated note tells when
+something changed); a line a newer note agrees with is as new as that note,
+so only the newest note about a thing can mark it changed."""
 from ..text.chinese import fold
 from .dates import says_time_or_number, times_in
 from ..text.tokenizer import expand, tokenize
-
-LONG_TERM = "MEMORY.md"
 
 # Two lines speak of the same thing when this share of the words of the
 # shorter (bigrams, Latin words) is in the other.
@@ -26,26 +21,18 @@ SAME_LINE = 0.25
 NO_FACTS = (frozenset(), frozenset(), 0)
 
 
-def newest_first(order, candidates, merged, query, params, root=None):
-    """(order, {older key: newer key}): among the best rerank_depth hits, a
-    dated hit holding every content word of the query an earlier-dated hit
-    holds, within supersede_share of its score, and saying something else
-    about them, ranks above it (taking its score when it had less; the
-    earlier takes the newer's, so scores still fall with the rank).  root:
-    the memory folder, whose MEMORY.md is dated by its last change."""
+def newest_first(order, candidates, merged, query, params):
+    """(order, {older key: newest key saying otherwise}): among the best
+    rerank_depth hits, a later hit holding every content word of the query
+    an earlier one holds, within supersede_share of its score, and saying
+    something else about them, ranks above it; so does each later one of a
+    chain (Monday 10:00, moved to Wednesday 14:00, then to Friday).  Scores
+    stay in rank order: the i-th hit takes the i-th best score.  An undated
+    note (MEMORY.md) is earlier than any dated one."""
     top = order[:params.rerank_depth]
-    as_of = {}
-
-    def date(row):
-        if row.date or row.path != LONG_TERM or root is None:
-            return row.date
-        if LONG_TERM not in as_of:
-            as_of[LONG_TERM] = long_term_date(root)
-        return as_of[LONG_TERM]
-
     words = {t for t in query.base if query.weights.get(t, 0) >= 1.0 and len(t) > 1}
     held = {k: {t for t in words if candidates[k].body.get(t) or candidates[k].head.get(t)} for k in top}
-    earlier, facts, lines, timed = {}, {}, {}, {}
+    facts, lines, timed = {}, {}, {}
 
     def has_time(key):
         if key not in timed:
@@ -60,44 +47,56 @@ def newest_first(order, candidates, merged, query, params, root=None):
                 lines[key] = _tokenized_lines(candidates[key].row)
             facts[key, words] = _facts(lines[key], words)
         return facts[key, words]
-    for old in top:
-        for new in top:
-            if new in earlier.values() or old in earlier or not _later(candidates[new].row, candidates[old].row, date):
-                continue
-            words = frozenset(held[old])
-            if words and words <= held[new] and merged[new] >= params.supersede_share * merged[old] \
-                    and _differs(about(old, words), about(new, words)):
-                if merged[new] < merged[old]:
-                    merged[old], merged[new] = merged[new], merged[old]
-                earlier[old] = new
-                break
     rows = {k: c.row for k, c in candidates.items()}
-    return sorted(order, key=lambda k: (-merged[k], k in earlier, rows[k].path, rows[k].ordinal)), earlier
+    newer = {}  # older key: [the later keys saying otherwise]
+    for old in top:
+        words = frozenset(held[old])
+        if not words or not has_time(old):
+            continue
+        newer[old] = [new for new in top if _later(rows[new], rows[old]) and words <= held[new]
+                      and merged[new] >= params.supersede_share * merged[old]
+                      and _differs(about(old, words), about(new, words))]
+    newer = {old: keys for old, keys in newer.items() if keys}
+    if not newer:
+        return order, {}
+    ranked = _below_the_newer(top, newer)
+    scores = sorted((merged[k] for k in top), reverse=True)
+    merged.update(zip(ranked, scores))
+    earlier = {old: max(keys, key=lambda k: (rows[k].date, rows[k].path)) for old, keys in newer.items()}
+    return ranked + order[len(top):], earlier
 
 
-def _later(new, old, date=lambda row: row.date):
-    """Whether new is a later note than old.  MEMORY.md is only ever the
-    earlier one: its last change may be a copy or a checkout (git sets no
-    mtime), which makes it no newer than a note; it only bounds how old its
-    lines can be."""
-    old_date = date(old)
-    return bool(new.date and old_date and new.date > old_date and new.path != old.path)
+def _below_the_newer(top, newer):
+    """top reordered so that each key of newer comes after every key that
+    says otherwise later ({older: [later]}; dates order them, so no cycle),
+    the others keeping their places."""
+    ranked = list(top)
+    for _ in range(len(top) * len(top)):  # (each move takes a key down past a later one)
+        moved = False
+        for old, keys in newer.items():
+            at, last = ranked.index(old), max(ranked.index(k) for k in keys)
+            if last > at:
+                ranked.insert(last, ranked.pop(at))
+                moved = True
+        if not moved:
+            break
+    return ranked
 
 
-def long_term_date(root):
-    """The day (YYYY-MM-DD, local time) of MEMORY.md's last change, or None."""
-    try:
-        return time.strftime("%Y-%m-%d", time.localtime(os.stat(os.path.join(root, LONG_TERM)).st_mtime))
-    except OSError:
-        return None
+def _later(new, old):
+    """Whether new is a later note than old: both dated, new after old, or
+    new dated and old not (an undated note's lines are as of no known day,
+    and a dated note saying otherwise tells when the thing changed)."""
+    return bool(new.date and (not old.date or new.date > old.date) and new.path != old.path)
 
 
 def changed_later(lines, notes):
     """{index of a line of lines: (date, path, line number) of the newest
-    later note line saying otherwise}: for MEMORY.md's lines and the daily
-    notes dated after its last change, [(date, path, lines)].  A note line
-    says otherwise when it speaks of the same thing (SAME_LINE of its words,
-    two at least) with other times or numbers (_differs)."""
+    note line about the same thing, when it says otherwise}: for MEMORY.md's
+    lines and the daily notes, [(date, path, lines)].  A note line is about
+    the same thing when it shares SAME_LINE of its words (two at least) and
+    both say times or numbers; it says otherwise when these differ.  A line
+    the newest such note agrees with is current (MEMORY.md was updated)."""
     later = [(date, path, n + 1, _line_facts(line)) for date, path, note in sorted(notes)
              for n, line in enumerate(note) if says_time_or_number(line) and not line.lstrip().startswith("#")]
     out = {}
@@ -105,10 +104,20 @@ def changed_later(lines, notes):
         if not later or line.lstrip().startswith("#") or not says_time_or_number(line):
             continue
         mine = _line_facts(line)
-        for date, path, number, theirs in later:
-            if len(mine[1] & theirs[1]) >= 2 and _differs(mine, theirs):
-                out[i] = (date, path, number)  # notes oldest first: the newest stays
+        newest = None
+        for date, path, number, theirs in later:  # notes oldest first: the newest about it stays
+            if _same_thing(mine, theirs):
+                newest = (date, path, number, theirs)
+        if newest and _differs(mine, newest[3]):
+            out[i] = newest[:3]
     return out
+
+
+def _same_thing(mine, theirs):
+    """Whether two lines (_line_facts) speak of the same thing: SAME_LINE of
+    the other words of the shorter, two at least, are in the other."""
+    shared = len(mine[1] & theirs[1])
+    return shared >= 2 and shared >= SAME_LINE * min(len(mine[1]), len(theirs[1]))
 
 
 def _line_facts(line):
@@ -131,9 +140,32 @@ def _differs(old, new):
     them (not the words spread over lines of other things), other times or
     numbers, the rest of the lines alike (SAME_LINE)."""
     (before, mine, held), (after, theirs, holds) = old, new
-    if not (before and after) or before == after or holds < held:
+    if not (before and after) or not _disagree(before, after) or holds < held:
         return False
     return bool(mine and theirs) and len(mine & theirs) >= SAME_LINE * min(len(mine), len(theirs))
+
+
+def _disagree(before, after):
+    """Whether two sets of times and numbers (times_in) say otherwise: a kind
+    both give (a clock time, a weekday, a date, a part of the day, a number)
+    with no value in common.  A line that says Monday 10:00 and one that
+    says 10:00 beside a version number (2.0) agree."""
+    mine, theirs = _by_kind(before), _by_kind(after)
+    return any(not (mine[kind] & theirs[kind]) for kind in mine.keys() & theirs.keys())
+
+
+_KINDS = (("clock", r"\d:\d\d|\d(?:am|pm)$|点$"), ("weekday", r"^(?:[周星期礼拜]|mon|tue|wed|thu|fri|sat|sun)"),
+          ("date", r"\d{4}-\d\d-\d\d|[年月日号]$|^[a-z]+\.? \d"), ("day part", r"午$|^[早晚凌]"))
+
+
+def _by_kind(values):
+    """{kind: values} of times_in's values; a value of no kind is a number."""
+    import re
+    out = {}
+    for value in values:
+        kind = next((k for k, pattern in _KINDS if re.search(pattern, value)), "number")
+        out.setdefault(kind, set()).add(value)
+    return out
 
 
 def _words(lines):
