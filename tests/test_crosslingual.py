@@ -47,6 +47,20 @@ class EnglishFolderTest(SyncedMemory):
         self.assertEqual(translated_query(self.store, "Which keyboard arrived?"), "")
 
 
+class TranslationsOfOneWordTest(SyncedMemory):
+    files = {"memory/2026-05-02.md": "# 2026-05-02\n\n- We attend and join the club.\n",
+             "memory/2026-05-03.md": "# 2026-05-03\n\n- We attend the club today.\n",
+             "memory/2026-05-04.md": "# 2026-05-04\n\n- Ask them to join us for dinner.\n"}  # (join as rare as attend)
+
+    def test_two_translations_of_one_word_count_as_one(self):
+        import memory_search
+        self.assertTrue({"attend", "to join"} <= {w for w, _, _ in translations(text_units("参加"))})
+        hits = memory_search.search(self.store, "参加俱乐部", mode="keyword", min_score=0)
+        scores = {h.path: h.keyword for h in hits}
+        self.assertGreaterEqual(len(scores), 2)
+        self.assertAlmostEqual(scores["memory/2026-05-02.md"], scores["memory/2026-05-03.md"], places=3)
+
+
 class MergeTest(unittest.TestCase):
     def hit(self, path, start, end, score):
         return Hit("%s:%d-%d" % (path, start, end), path, start, end, "", None, score, score, 0.0, "", "")

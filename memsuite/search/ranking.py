@@ -32,8 +32,8 @@ ANSWER_CUT = 0.4
 
 _FREE = "".join(sorted(ZH_FREE_CHARS))
 
-Query = record("Query", "terms weights base probe prefixes unknown dfs n_docs runs missing topic frame stands foreign",
-               [(), frozenset(), {}, frozenset()])
+Query = record("Query", "terms weights base probe prefixes unknown dfs n_docs runs missing topic frame stands foreign "
+               "alts", [(), frozenset(), {}, frozenset(), {}])
 Query.__doc__ = ("An analysed query: its scoring terms known to the index (repetitions kept); "
                  "the weight of every term that scores (its own, 1; the words its synonyms "
                  "and regional spellings bring in, less); its own terms (what a full match "
@@ -44,8 +44,10 @@ Query.__doc__ = ("An analysed query: its scoring terms known to the index (repet
                  "CJK runs; and the weight of each of its words the index does not hold "
                  "(a hit holds none of them, so they lower every score); and its topic, "
                  "the terms outside its question frame (电话, 名字, 来着), empty when "
-                 "the query is all frame; the terms of its frame; and, for each term a "
-                 "synonym or translation brings in, the terms of the query's word it stands for.")
+                 "the query is all frame; the terms of its frame; for each term a "
+                 "synonym or translation brings in, the terms of the query's word it stands for; "
+                 "the words of its own language no note can hold; and, for each such term, "
+                 "the synonyms or translations it is a term of.")
 
 
 def analyse_query(store, query, params=DEFAULT_PARAMS, context=None):
@@ -77,12 +79,13 @@ def analyse_query(store, query, params=DEFAULT_PARAMS, context=None):
         framed = " ".join(frame_words)
         frame.update(t for word, _, _ in expansions(framed, store.root, params) + translations(framed, params)
                      for t in tokenize(word))
-    extra, stands = {}, {}
+    extra, stands, alts = {}, {}, {}
     for word, weight, source in alternatives + translated:
         for t in tokenize(word):
             if t not in terms and not (_is_unigram(t) and len(word) > 1 and (word, weight, source) in translated):
                 extra[t] = max(extra.get(t, 0.0), weight)  # (a translation's 都 of 京都 is no word)
                 stands[t] = stands.get(t, frozenset()).union(tokenize(source))
+                alts[t] = alts.get(t, frozenset()).union((word,))
     distinct = list(dict.fromkeys(terms + list(extra)))[:4 * params.max_query_terms]
     dfs = store.doc_freqs(distinct)
     unknown = [t for t in dict.fromkeys(terms) if not dfs.get(t) and cached_grams(t)][:MAX_UNKNOWN_WORDS]
@@ -110,7 +113,7 @@ def analyse_query(store, query, params=DEFAULT_PARAMS, context=None):
               [t for t in unknown if t not in parts], dfs, n_docs,
               [u for u in units.split() if is_cjk(u[0])], missing, topic, frozenset(frame),
               {t: source for t, source in stands.items() if t in weights},
-              untranslated(store, missing, stands, dfs, weights))
+              untranslated(store, missing, stands, dfs, weights), alts)
     if context:
         from .context import with_context
         q = with_context(store, q, context)
@@ -506,13 +509,15 @@ def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
             if tf:
                 part = w * bm25_weight(tf, idf[t], c.length, avg_length)
                 if t in query.stands:
-                    held = standing.setdefault(query.stands[t], [0.0, ""])
-                    held[0] += part
+                    held = standing.setdefault(query.stands[t], [{}, ""])
+                    for alt in query.alts.get(t, (t,)):
+                        held[0][alt] = held[0].get(alt, 0.0) + part
                     held[1] += t
                 else:
                     bm25 += part
-        for source, (part, alts) in standing.items():  # a synonym or translation stands in for its word
-            bm25 += part * _lacking(source, c, query, idf, missing_idf, alts)
+        for source, (parts, alts) in standing.items():  # a synonym or translation stands in for its word:
+            # the best one counts (a note saying attend and join has not answered 参加 twice)
+            bm25 += max(parts.values()) * _lacking(source, c, query, idf, missing_idf, alts)
         for p, counts in prefix_counts.items():
             if counts[key]:
                 bm25 += bm25_weight(counts[key], idf[p], c.length, avg_length)
