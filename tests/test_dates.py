@@ -49,6 +49,12 @@ class ReadingTest(unittest.TestCase):
             "what did I eat this morning": [("2026-12-01", "2026-12-01")],
             "今天": [("2026-12-01", "2026-12-01")],
             "three days ago": [("2026-11-28", "2026-11-28")],
+            "What did I do yesterday?": [("2026-11-30", "2026-11-30")],  # a question mark ends it
+            "what broke three weeks ago?": [("2026-11-07", "2026-11-13")],
+            "大前天的会": [("2026-11-28", "2026-11-28")],
+            "大后天": [("2026-12-04", "2026-12-04")],
+            "上上周五": [("2026-11-20", "2026-11-20")],  # the Friday of the week before last
+            "下下周": [("2026-12-14", "2026-12-20")],
         }
         for query, spans in cases.items():
             self.assertEqual(self.spans(query), spans, query)

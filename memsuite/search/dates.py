@@ -75,6 +75,7 @@ _relative = {}
 
 
 _ZH_WEEKDAYS = "一二三四五六日"
+_ZH_STEPS = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}  # 上上周: the week before last
 
 
 def _relative_pattern():
@@ -85,10 +86,10 @@ def _relative_pattern():
                    r"|(?P<rel>last|next|this past|past|this) (?P<unit>week(?:end)?|month|year|"
                    + "|".join(_WEEKDAYS) + r")"
                    r"|" + number + r" (?P<agounit>day|week|month|year)s? (?P<dir>ago|later|from now))\b")
-        chinese = (r"(?P<zdby>前天)|(?P<zy>昨天|昨晚|昨日)|(?P<zt>明天|明晚)|(?P<zdat>后天)"
-                   r"|(?P<ztoday>今天|今晚|今早|今日)"
-                   r"|(?P<zwrel>上|下|这|本)(?:个)?(?:周|星期|礼拜)(?P<zwd>[一二三四五六日天])"
-                   r"|(?P<zrel>上|下|这|本)(?:个)?(?P<zunit>周末|周|星期|礼拜|月)"
+        chinese = (r"(?P<zdbdby>大前天)|(?P<zdadat>大后天)|(?P<zdby>前天)|(?P<zy>昨天|昨晚|昨日)|(?P<zt>明天|明晚)"
+                   r"|(?P<zdat>后天)|(?P<ztoday>今天|今晚|今早|今日)"
+                   r"|(?P<zwrel>上上|下下|上|下|这|本)(?:个)?(?:周|星期|礼拜)(?P<zwd>[一二三四五六日天])"
+                   r"|(?P<zrel>上上|下下|上|下|这|本)(?:个)?(?P<zunit>周末|周|星期|礼拜|月)"
                    r"|(?P<zyear>去年|前年|明年|今年)"
                    r"|(?P<zn>\d{1,2}|[一两二三四五六七八九十几])(?:个)?(?P<zagounit>天|周|星期|月|年)(?P<zdir>前|后|以前|以后)")
         _relative["re"] = re.compile(english + "|" + chinese, re.I)
@@ -121,7 +122,9 @@ def _relative_times(text, today):
     out = []
     for m in _relative_pattern().finditer(text):
         g = {k: v for k, v in m.groupdict().items() if v}
-        if "dby" in g or "zdby" in g:
+        if "zdbdby" in g or "zdadat" in g:  # 大前天, 大后天: three days before or after
+            span = (today + (-3 if "zdbdby" in g else 3) * day,) * 2
+        elif "dby" in g or "zdby" in g:
             span = (today - 2 * day,) * 2
         elif "yesterday" in g or "zy" in g:
             span = (today - day,) * 2
@@ -132,12 +135,12 @@ def _relative_times(text, today):
         elif "today" in g or "ztoday" in g:
             span = (today, today)
         elif "zwrel" in g:  # 上周三: Wednesday of last week
-            step = {"上": -1, "下": 1}.get(g["zwrel"], 0)
+            step = _ZH_STEPS.get(g["zwrel"], 0)
             when = today - today.weekday() * day + (7 * step + _ZH_WEEKDAYS.find(g["zwd"].replace("天", "日"))) * day
             span = (when, when)
         elif "rel" in g or "zrel" in g:
             rel = (g.get("rel") or g.get("zrel")).lower()
-            step = -1 if rel in ("last", "past", "this past", "上") else 0 if rel in ("this", "这", "本") else 1
+            step = _ZH_STEPS.get(rel, -1 if rel in ("last", "past", "this past") else 0 if rel == "this" else 1)
             span = _calendar_span(today, (g.get("unit") or g.get("zunit")).lower(), step)
         elif "zyear" in g:
             step = {"去年": -1, "前年": -2, "明年": 1, "今年": 0}[g["zyear"]]
@@ -293,10 +296,10 @@ def _may_be_relative(query):
     if not query.isascii():
         if any(w in query for w in _ZH_SAID) or any(u + d in query for u in "天周期拜月年" for d in "前后"):
             return True
-    words = query.lower().replace("'", " ").split()
+    words = re.findall(r"[a-z]+", query.lower())  # (a question ends "...yesterday?")
     if _EN_ALONE.intersection(words) or "from now" in query.lower():
         return True
-    return any(a in _EN_AFTER and b.strip("?.,!") in _EN_UNITS for a, b in zip(words, words[1:]))
+    return any(a in _EN_AFTER and b in _EN_UNITS for a, b in zip(words, words[1:]))
 
 
 def _without(text, spans):
