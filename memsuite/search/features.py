@@ -7,12 +7,12 @@ import math
 
 from ..text.chinese import SURNAMES, ZH_FREE_CHARS, fold, frame_spans, function_spans, is_cjk
 from ..text.tokenizer import cached_grams
-from .dates import holds_time, names_dates, on_asked_day
+from .dates import names_dates, on_asked_day
 
 # The order a weight file (data/fit-ranker.py --write) names them in; "bias" is its constant.
 FEATURES = ("keyword", "vector", "keyword_rel", "vector_rel", "held", "held_rel", "proximity", "proximity_rel",
             "keyword_rank", "topic_first", "heading",
-            "frame_only", "asked_day", "off_day", "when_time", "label", "stand_in", "newest",
+            "frame_only", "asked_day", "off_day", "wanted", "label", "stand_in", "newest",
             "length", "file", "chat_turn", "topic_words", "missing", "turn_keyword", "turn_file", "turn_newest")
 
 def is_unigram(term):
@@ -55,7 +55,7 @@ def candidate_features(q, candidates, keyword, vector, context):
             heading / total,
             float(not topical[key]),
             float(key in day), float(bool(day) and key not in day and bool(c.row.date)),
-            float(ctx["when"] and holds_time(c.row.text)),
+            float(bool(ctx["wanted"]) and ctx["wanted"](c.row.text)),
             float(labels_query_word(c.row.text, ctx["folded"])),
             standing / total, newest, c.length / (c.length + ctx["avg_length"]),
             files[c.row.path], turn, topic_n, missing, turn * kw, turn * files[c.row.path], turn * newest]

@@ -12,7 +12,8 @@ from ..text.filler import is_filler
 from ..text.params import DEFAULT_PARAMS
 from ..text.tokenizer import (MAX_SPLIT_WORD, MAX_UNKNOWN_WORDS, text_units, cached_grams, check_query_length, expand,
                               index_terms, tokenize)
-from .dates import asked_dates, asks_when, by_asked_days, day_notes, holds_time, names_dates, on_asked_day, lazy_today
+from .answers import answer_test
+from .dates import asked_dates, by_asked_days, day_notes, names_dates, on_asked_day, lazy_today
 from .features import (candidate_features, holds_topic, is_unigram as _is_unigram, labels_query_word,
                        missing_share, own_mass, proximity, resemblance, topic_weights)
 from .crosslingual import merge_passes, own_script, translated_query, untranslated, without_untranslated
@@ -720,7 +721,7 @@ def query_context(query, q, asked, turn, bound, avg_length):
     own, unseen = topic_parts(q)
     n = len(own) + len(unseen)
     return {"asked": asked, "turn": float(turn), "topic_n": n / (n + 5.0), "missing": missing_share(q),
-            "bound": bound, "folded": fold(query), "when": asks_when(query), "avg_length": avg_length}
+            "bound": bound, "folded": fold(query), "wanted": answer_test(query), "avg_length": avg_length}
 
 
 def _scores(store, q, candidates, rows, mode, share, semantic, avg_length, asked, params, query):
@@ -737,7 +738,7 @@ def _scores(store, q, candidates, rows, mode, share, semantic, avg_length, asked
     order = sorted(rows, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
     if mode == "hybrid":
         order = _rerank(order, candidates, merged, q, asked, params, fold(query),
-                        params.when_weight > 0 and asks_when(query))
+                        answer_test(query) if params.when_weight > 0 else None)
     return keyword, vector, merged, order
 
 
@@ -897,11 +898,12 @@ def without_the_name(order, candidates, merged, names, params=DEFAULT_PARAMS):
     return sorted(order, key=lambda k: (-merged[k], rows[k].path, rows[k].ordinal))
 
 
-def _rerank(order, candidates, merged, q, dates, params, folded="", when=False):
+def _rerank(order, candidates, merged, q, dates, params, folded="", wanted=None):
     """Bonuses for the best hits: the query in one line (proximity), a
     file dated on a day the query names or a line that happened then
-    ("yesterday" in a note of the next day), and, for a question asking
-    when, a text that says a time (kept in [0, 1] by renormalising)."""
+    ("yesterday" in a note of the next day), and a text holding the kind
+    of thing the question asks for (wanted: answers.answer_test; a time
+    for "when", an amount for "how much") (kept in [0, 1] by renormalising)."""
     # words no note holds count in the whole (a line holding one word of four
     # the folder lacks holds a quarter of the query, as the keyword channel says)
     mass, stand_ins = own_mass(q)
@@ -910,7 +912,7 @@ def _rerank(order, candidates, merged, q, dates, params, folded="", when=False):
     # relative days no hit is of (LoCoMo's "last year", read against today) change no score
     dated = names_dates(dates) and (dates.absolute or held)
     scale = 1 + params.proximity_weight + (params.date_weight if dated else 0.0)
-    scale += params.when_weight if when else 0.0
+    scale += params.when_weight if wanted else 0.0
     for i, key in enumerate(order):
         score = merged[key]
         if i < params.rerank_depth:
@@ -918,7 +920,7 @@ def _rerank(order, candidates, merged, q, dates, params, folded="", when=False):
         row = candidates[key].row
         if key in held:
             score += params.date_weight
-        if when and i < params.rerank_depth and holds_time(row.text):
+        if wanted and i < params.rerank_depth and wanted(row.text):
             score += params.when_weight
         if i < params.rerank_depth and params.label_weight and labels_query_word(row.text, folded):
             score += params.label_weight

@@ -25,7 +25,8 @@ _PARAM_DEFAULTS = [
     ("rerank_depth", 20),        # the best hits get the proximity bonus...
     ("proximity_weight", 0.15),  # ...worth this much (scores renormalised to [0, 1])
     ("date_weight", 0.1),        # bonus for a file dated on a day the query names
-    ("when_weight", 0.1),        # bonus for a text saying a time, when a question asks when
+    ("when_weight", 0.1),        # bonus for a text saying what a question asks for: a time for "when", an
+                                 # amount for "how much" (search/answers.py)
     ("label_weight", 0.1),       # bonus for a line labelled by a query word ('- 李明：...')
     ("recent_half_life", 0.0),   # --recent: days for a note's recency to halve (0: off, the default)...
     ("recent_weight", 0.3),      # ...and the share of its score that decays with age (see recency.py)

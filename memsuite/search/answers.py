@@ -1,0 +1,39 @@
+"""What kind of answer a question asks for, and whether a text holds one:
+a time for "when" (什么时候, 哪天, when: dates.asks_when and holds_time),
+an amount for "how much" (多少钱, 单价, how much, price: a sum with its
+currency or unit).  A hit that holds the kind of thing asked for answers
+better than one that only shares the question's words."""
+import re
+
+from ..text.chinese import fold
+from .dates import asks_when, holds_time
+
+_AMOUNT_CUES = ("多少", "价", "费", "多贵", "how much", "price", "cost", "fee")  # (no pattern compiled without one)
+_AMOUNT_ASKED = (r"多少钱|多少块|多少元|价格|价钱|单价|费用|多贵|花了多少|付了多少|掏了多少"
+                 r"|\bhow much\b|\bprice[sd]?\b|\bcosts?\b|\bfees?\b")
+_CURRENCY = r"元|块|万|rmb|usd|eur|gbp|cny|twd|ntd|sgd|hkd|jpy|dollars?|euros?|pounds?|bucks|刀|欧|镑|円|日元|美元|港币"
+_AMOUNT = (r"[¥$€£]\s?\d|\d\s?(?:" + _CURRENCY + r")|\b(?:rmb|usd|eur|gbp|cny|twd|ntd|sgd|hkd)\s?\d"
+           r"|\d\s?/\s?(?:次|月|年|人|晚|小时|天|个|件|hr|h|hour|month|year|night|day)\b")
+
+
+def asks_amount(query):
+    """Whether a question asks how much something costs (多少钱, 单价, how much, price)."""
+    folded = fold(query).lower()
+    return any(cue in folded for cue in _AMOUNT_CUES) and re.search(_AMOUNT_ASKED, folded) is not None
+
+
+def holds_amount(text):
+    """Whether a text says an amount: a number with its currency or unit
+    (¥120, 4500 元, 0.35/次, 95 EUR), headings left out."""
+    lines = [line for line in text.split("\n") if not line.lstrip().startswith("#")]
+    return re.search(_AMOUNT, fold("\n".join(lines)).lower()) is not None
+
+
+def answer_test(query):
+    """A test of whether a text holds what the question asks for (a time, an
+    amount), or None when it asks for neither."""
+    if asks_when(query):
+        return holds_time
+    if asks_amount(query):
+        return holds_amount
+    return None

@@ -1,0 +1,41 @@
+"""What kind of answer a question asks for (search/answers.py): a hit that
+holds an amount answers "how much" better than one that only shares the
+question's words."""
+import unittest
+
+from helpers import SyncedMemory
+import memory_search
+from memsuite.search.answers import answer_test, asks_amount, holds_amount
+from memsuite.search.dates import holds_time
+
+
+class AskedTest(unittest.TestCase):
+    def test_how_much_questions_in_both_languages(self):
+        for query in ("OCR 的单价多少？", "看牙花了多少钱", "How much was the bike repair?", "what did the ticket cost"):
+            self.assertTrue(asks_amount(query), query)
+        for query in ("多少人来了", "how many people came", "costume party", "费城的天气"):
+            self.assertFalse(asks_amount(query), query)
+
+    def test_amounts_with_their_currency_or_unit(self):
+        for text in ("- 房租 4500 元", "- paid ¥120 at the clinic", "- 0.35/次，先签一年", "- 95 EUR a night"):
+            self.assertTrue(holds_amount(text), text)
+        for text in ("- 约了 3 点见面", "# 2026-05-04 ¥\n- 修好了", "- order 88412 shipped"):
+            self.assertFalse(holds_amount(text), text)
+
+    def test_a_when_question_wants_a_time_and_others_nothing(self):
+        self.assertIs(answer_test("什么时候交房租"), holds_time)
+        self.assertIs(answer_test("房租多少钱"), holds_amount)
+        self.assertIsNone(answer_test("who fixed the bike"))
+
+
+class AmountRanksFirstTest(SyncedMemory):
+    files = {"memory/2026-05-02.md": "# 2026-05-02\n\n- 补胎去了小区门口的修车铺\n",
+             "memory/2026-05-03.md": "# 2026-05-03\n\n- 周六补胎 15 元，老板顺便打了气，还上了油\n"}  # (longer: less by its words)
+
+    def test_the_line_with_the_price_answers_how_much(self):
+        hits = memory_search.search(self.store, "补胎多少钱", min_score=0)
+        self.assertEqual(hits[0].path, "memory/2026-05-03.md")
+
+
+if __name__ == "__main__":
+    unittest.main()
