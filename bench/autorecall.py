@@ -71,22 +71,6 @@ def write_transcript(path, turns):
     return path
 
 
-def earlier_turns(root, q):
-    """The turns of a RealMem prompt's own session before it: its session
-    file (`before`, which search may not see) up to the prompt's line, as a
-    transcript holds them."""
-    with open(os.path.join(root, q["before"]), encoding="utf-8") as f:
-        lines = f.read().splitlines()
-    turns = []
-    for line in lines:
-        for role, mark in (("user", "**User**: "), ("assistant", "**Assistant**: ")):
-            if line.startswith(mark):
-                if role == "user" and " ".join(line[len(mark):].split()) == " ".join(q["query"].split()):
-                    return turns
-                turns.append((role, line[len(mark):]))
-    return turns
-
-
 def session_id(*parts):
     """A stable UUID for a session, as Claude Code names them."""
     return str(uuid.uuid5(uuid.NAMESPACE_URL, "realmem:" + ":".join(parts)))
@@ -149,10 +133,10 @@ def cites(text, q):
 
 def prompt_event(folder, sid, q, root, conversation):
     """UserPromptSubmit for a prompt; with conversation, its transcript holds
-    the turns of its session before it (earlier_turns)."""
+    the turns of its session before it (realmem.earlier_turns)."""
     event = payload("UserPromptSubmit", sid, folder, prompt=q["query"])
     if conversation:
-        write_transcript(event["transcript_path"], earlier_turns(root, q))
+        write_transcript(event["transcript_path"], realmem.earlier_turns(root, q))
     return event
 
 

@@ -28,6 +28,7 @@ Every data set has a tuning half and a held-out half, reported side by side
             alone; user-1 | user-2
   madial-context  the same prompts searched with the conversation before them as context
             (search's `context`: the last turns, both roles)
+  realmem-context  the same prompts searched with the turns of their session before them as context
   realmem   prompts in the middle of long assistant-user conversations (bench/realmem.py):
             Adeleke_Okonjo, Kenta_Tanaka, Liam_O_Connor | Oliver_Smith, Sarah_Miller.
             Each persona's memory grows session by session, so a prompt sees only
@@ -60,7 +61,7 @@ DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "eval-d
 ZH_DIR = os.path.join(HERE, "zh")
 BUDGET = 4000
 DATASETS = ("locomo", "cmrc2018", "zh", "memdaily", "xling", "xling-mono", "xling-mixed", "madial", "madial-context",
-            "realmem")
+            "realmem", "realmem-context")
 XLING_SOURCES = (("locomo-dev.jsonl", "locomo", "query_en"), ("memdaily-dev.jsonl", "memdaily", "query_zh"))
 TUNE_CONVERSATIONS = {"conv-26", "conv-30", "conv-41"}
 SPLITS = ("tune", "held")
@@ -71,8 +72,8 @@ CATEGORY_METRICS = {None: ("R@1", "R@5", "MRR"), "realmem": ("R@1", "R@5", "R@10
 
 
 def dataset_dir(data, name):
-    if name == "madial-context":
-        name = "madial"
+    if name.endswith("-context"):
+        name = name[:-len("-context")]
     return ZH_DIR if name == "zh" else os.path.join(data, "xling" if name.startswith("xling") else name)
 
 
@@ -111,9 +112,12 @@ def load_questions(data, name, adversarial=False):
     elif name == "locomo":
         for q in items:
             q["split"] = "tune" if q["conv"] in TUNE_CONVERSATIONS else "held"
-    elif name == "realmem":
+    elif name.startswith("realmem"):
         for q in items:
             q["split"] = realmem.split_of(q["corpus"])
+            if name == "realmem-context":  # the turns of its own session before it, as a transcript holds them
+                root = os.path.join(dataset_dir(data, name), q["corpus"])
+                q["conversation"] = [{"role": r, "text": t} for r, t in realmem.earlier_turns(root, q)]
     elif name == "memdaily":
         for q in items:  # by the folder's number: even tunes, odd is held out
             q["split"] = "tune" if int(q["corpus"].rsplit("_", 1)[1]) % 2 == 0 else "held"
@@ -277,7 +281,7 @@ def searchable_steps(name, root, questions, tmp, make_searcher):
     """Yield (folder, search function, questions): a corpus copy and all its
     questions, or for RealMem one step per session on a folder that grows, so
     a prompt sees only the sessions before its own."""
-    if name != "realmem":
+    if not name.startswith("realmem"):
         copy = copy_corpus(root, tmp)
         if name == "xling-mixed":
             add_other_language(root, copy)
@@ -292,7 +296,7 @@ def score_found(name, q, found, lines_of):
     """The metrics of one question given what a searcher found: result
     ranges, or (ranges, {budget: ranges of the context pack})."""
     ranges, packs = found if isinstance(found, tuple) else (found, {})
-    if name == "realmem":  # session-level gold first, the exact turns as "turn ..."
+    if name.startswith("realmem"):  # session-level gold first, the exact turns as "turn ..."
         ranges = [r for r in ranges if realmem.visible(r[0], q["before"])]
         m = score_question(dict(q, gold=q["gold_session"]), ranges, lines_of)
         m.update(("turn " + k, v) for k, v in score_question(q, ranges, lines_of).items())
@@ -335,12 +339,12 @@ def _cell(stats, category, metric):
 
 def table_metrics(name):
     """The columns of a data set's table."""
-    return REALMEM_METRICS if name == "realmem" else METRICS
+    return REALMEM_METRICS if name.startswith("realmem") else METRICS
 
 
 def category_metrics(name):
     """The columns of a data set's table by category (beside n)."""
-    return CATEGORY_METRICS.get(name, CATEGORY_METRICS[None])
+    return CATEGORY_METRICS.get(name.replace("-context", ""), CATEGORY_METRICS[None])
 
 
 def format_table(title, rows, metrics=METRICS):
@@ -405,7 +409,7 @@ def main(argv=None):
         rows = split_rows("suite " + args.mode + "".join(" " + p for p in args.param), records)
         print(format_table("%s (%d questions, %.1f s)" % (name, len(records), time.time() - t), rows,
                            table_metrics(name)))
-        if args.categories or name == "realmem" or name.startswith("xling"):
+        if args.categories or name.startswith("realmem") or name.startswith("xling"):
             print()
             print(category_table(name + " by category", [("tune", rows[0][1]), ("held-out", rows[1][1])],
                                  category_metrics(name)))

@@ -81,3 +81,19 @@ def replay(root, folder, prompts):
             shutil.copyfile(os.path.join(root, files[added]), os.path.join(folder, files[added]))
             added += 1
         yield session, qs
+
+
+def earlier_turns(root, q):
+    """The turns of a RealMem prompt's own session before it: its session
+    file (`before`, which search may not see) up to the prompt's line, as a
+    transcript holds them."""
+    with open(os.path.join(root, q["before"]), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    turns = []
+    for line in lines:
+        for role, mark in (("user", "**User**: "), ("assistant", "**Assistant**: ")):
+            if line.startswith(mark):
+                if role == "user" and " ".join(line[len(mark):].split()) == " ".join(q["query"].split()):
+                    return turns
+                turns.append((role, line[len(mark):]))
+    return turns
