@@ -128,6 +128,13 @@ class AskedDaySearchTest(TempMemory):
         self.assertEqual([h.path for h in hits][:2], [h.path for h in plain][:2])
         self.assertGreaterEqual(hits[0].score, CUT)
 
+    def test_the_day_named_is_searched_though_its_note_says_it_in_other_words(self):
+        self.write("memory/2026-11-21.md", "# 2026-11-21\n\n## 陪妈看病\n- 医生说膝关节有点退化，不用手术\n")
+        self.write("memory/2026-11-28.md", "# 2026-11-28\n\n## 家里\n- 妈问膝盖的片子要不要再拍一次\n")
+        self.store.sync()
+        hits = self.search("十天前我妈的膝盖检查结果怎么样")  # 2026-11-21; that note says 膝关节
+        self.assertEqual(hits[0].path, "memory/2026-11-21.md", [h.id for h in hits])
+
     def test_a_bare_absolute_date_returns_that_day(self):
         hits = memory_search.search(self.store, "2026-11-27", min_score=0, filters=Filters(today=TODAY))
         self.assertEqual(hits[0].path, "memory/2026-11-27.md", [h.id for h in hits])

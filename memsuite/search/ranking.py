@@ -645,8 +645,8 @@ def _search(store, query, limit, mode, min_score, filters, params, context=None,
     long_prompt = is_chat_turn(query, params)  # (measured: short questions lose by what follows)
     pool = params._replace(candidate_pool=params.turn_pool) if long_prompt else params
     rows = find_candidates(store, q, filters, pool) if lexical else {}
-    if asked.only:  # a question that is only a date asks for that day's notes
-        rows.update(day_notes(store, asked, filters))
+    if asked.only or asked.spans:  # a question naming a day (上周三, ten days ago) is asked of that day's notes,
+        rows.update(day_notes(store, asked, filters))  # which its words may miss (膝关节 for 膝盖)
     semantic = {}
     if share > 0:
         from .embeddings import semantic_channel
