@@ -41,7 +41,7 @@ VARIANTS = {
     "no-duplicates": {"duplicate_share": 1.0},
     "no-rarity-floor": {"rarity_docs": 1},
 }
-SETS = ("locomo", "cmrc2018", "zh", "memdaily", "xling", "xling-mono", "madial", "madial-context", "realmem")
+SETS = ("locomo", "cmrc2018", "zh", "memdaily", "xling", "xling-mono", "madial", "madial-context", "realmem", "notes")
 
 
 def metrics_of(name):

@@ -6,7 +6,8 @@ top hit is wrong yet scores at or above it.  For no-match queries:
 the share whose every hit scores below it (cut off).  No-match queries are
 LoCoMo's adversarial questions (about things its conversations never say,
 though in their words) and bench/nomatch.txt, queries about absent topics,
-kept for a folder only when no line of it holds half of their content words.
+kept for a folder only when no line of it holds half of their content words;
+bench/notes asks its own (its absent questions).
 On RealMem (bench/realmem.py) a top hit is right when it holds a line of a
 gold session, on the memory as it was at the prompt (earlier sessions only),
 and the no-match queries are the next persona's prompts at the same time step.
@@ -93,9 +94,10 @@ def hit_searcher(params=None, embedder=None):
     def make(root):
         store = quality.open_store(root, params=params, embedder=embedder)
 
-        def run(query):
+        def run(query, today=None):
             try:
-                return memory_search.search(store, query, limit=5, min_score=0.0)
+                return memory_search.search(store, query, limit=5, min_score=0.0,
+                                            filters=memory_search.Filters(today=today) if today else None)
             except memory_search.UsageError:
                 return []
         run.store = store
@@ -117,16 +119,17 @@ def collect(data, name, params=None, embedder=None):
         return collect_realmem(data, params, embedder)
     answerable, nomatch = [], []
     questions = quality.load_questions(data, name)
-    adversarial = quality.load_questions(data, name, adversarial=True) if name == "locomo" else []
-    absent = nomatch_queries("en" if name == "locomo" else "zh")
+    adversarial = quality.load_questions(data, name, adversarial=True) if name in ("locomo", "notes") else []
+    absent = nomatch_queries("en" if name == "locomo" else "zh") if name != "notes" else []  # (notes ask their own)
     make = hit_searcher(params, embedder)
     with tempfile.TemporaryDirectory() as tmp:
         for root, qs in quality.corpus_roots(data, name, questions + adversarial).items():
             for copy, run, step in quality.searchable_steps(name, root, qs, tmp, make):
                 for q in step:
-                    hits = run(q["query"])
+                    hits = run(q["query"], q.get("today"))
                     if q.get("adversarial"):
-                        nomatch.append((q["split"], "adversarial", top_score(hits)))
+                        nomatch.append((q["split"], "absent question" if name == "notes" else "adversarial",
+                                        top_score(hits)))
                     else:
                         answerable.append((q["split"], right_at_top(hits, realmem.gold_lines(q)), top_score(hits)))
                 for query, split in absent:
@@ -160,7 +163,7 @@ def collect_realmem(data, params=None, embedder=None):
     return answerable, nomatch
 
 
-NOMATCH_KINDS = ("absent topic", "adversarial", "next persona")
+NOMATCH_KINDS = ("absent topic", "adversarial", "next persona", "absent question")
 
 
 def table(name, answerable, nomatch, cut=None):

@@ -23,7 +23,7 @@ import quality  # noqa: E402  (puts the suite on sys.path)
 import realmem  # noqa: E402
 import memory_search  # noqa: E402
 
-SETS = ("locomo", "cmrc2018", "zh", "memdaily", "xling", "madial", "realmem")
+SETS = ("locomo", "cmrc2018", "zh", "memdaily", "xling", "madial", "realmem", "notes")
 
 
 def holds(row, gold):
@@ -33,7 +33,8 @@ def holds(row, gold):
 def dump_question(store, q, name):
     """The record of one question, or None for a query the search refuses."""
     try:
-        hits = memory_search.search(store, q["query"], limit=10, min_score=0)
+        hits = memory_search.search(store, q["query"], limit=10, min_score=0,
+                                    filters=memory_search.Filters(today=q["today"]) if q.get("today") else None)
     except memory_search.UsageError:
         return None
     ranked = getattr(hits, "ranked", None)

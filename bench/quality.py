@@ -28,6 +28,8 @@ Every data set has a tuning half and a held-out half, reported side by side
             alone; user-1 | user-2
   madial-context  the same prompts searched with the conversation before them as context
             (search's `context`: the last turns, both roles)
+  notes     five people's notes no one here had seen (bench/notes): mei, hao | tom, yuting, sam;
+            asked against each question's `today`; category = kind (absent questions left out)
   realmem-context  the same prompts searched with the turns of their session before them as context
   realmem   prompts in the middle of long assistant-user conversations (bench/realmem.py):
             Adeleke_Okonjo, Kenta_Tanaka, Liam_O_Connor | Oliver_Smith, Sarah_Miller.
@@ -59,9 +61,11 @@ import realmem  # noqa: E402
 
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "eval-data"))
 ZH_DIR = os.path.join(HERE, "zh")
+NOTES_DIR = os.path.join(HERE, "notes")
+TUNE_NOTES = ("mei", "hao")
 BUDGET = 4000
 DATASETS = ("locomo", "cmrc2018", "zh", "memdaily", "xling", "xling-mono", "xling-mixed", "madial", "madial-context",
-            "realmem", "realmem-context")
+            "realmem", "realmem-context", "notes")
 XLING_SOURCES = (("locomo-dev.jsonl", "locomo", "query_en"), ("memdaily-dev.jsonl", "memdaily", "query_zh"))
 TUNE_CONVERSATIONS = {"conv-26", "conv-30", "conv-41"}
 SPLITS = ("tune", "held")
@@ -74,7 +78,9 @@ CATEGORY_METRICS = {None: ("R@1", "R@5", "MRR"), "realmem": ("R@1", "R@5", "R@10
 def dataset_dir(data, name):
     if name.endswith("-context"):
         name = name[:-len("-context")]
-    return ZH_DIR if name == "zh" else os.path.join(data, "xling" if name.startswith("xling") else name)
+    if name in ("zh", "notes"):
+        return ZH_DIR if name == "zh" else NOTES_DIR
+    return os.path.join(data, "xling" if name.startswith("xling") else name)
 
 
 def conversation_of(q):
@@ -102,6 +108,8 @@ def load_questions(data, name, adversarial=False):
         return items
     if name.startswith("xling"):
         return load_xling(data, original=name == "xling-mono")  # xling-mixed: asked as xling is
+    if name == "notes":
+        return [q for q in load_notes() if bool(q["adversarial"]) == adversarial]
     items = _read_jsonl(os.path.join(dataset_dir(data, name), "questions.jsonl"))
     if name != "madial-context":  # the last turn alone
         for q in items:
@@ -128,6 +136,18 @@ def load_questions(data, name, adversarial=False):
         for q in items:
             q["split"] = "tune" if parity[q["gold"][0]["path"]] == 0 else "held"
     return [q for q in items if bool(q.get("adversarial")) == adversarial]
+
+
+def load_notes():
+    """The questions of bench/notes, each with its set as corpus, its kind as
+    category, its half, and an absent one (no gold) marked as a no-match query."""
+    items = []
+    for name in sorted(os.listdir(NOTES_DIR)):
+        path = os.path.join(NOTES_DIR, name, "questions.jsonl")
+        if os.path.isfile(path):
+            items += [dict(q, corpus=name, category_name=q["kind"], adversarial=not q["gold"],
+                           split="tune" if name in TUNE_NOTES else "held") for q in _read_jsonl(path)]
+    return items
 
 
 def load_xling(data, original=False):
@@ -200,7 +220,7 @@ def reached_within(ranges, gold, lines_of, budget):
 
 def copy_corpus(root, tmp):
     dest = os.path.join(tmp, os.path.basename(root) or "corpus")
-    shutil.copytree(root, dest, ignore=shutil.ignore_patterns(".memory", "questions.jsonl", "entities.json"))
+    shutil.copytree(root, dest, ignore=shutil.ignore_patterns(".memory", "questions.jsonl", "entities.json", "README.md"))
     return dest
 
 
@@ -225,8 +245,10 @@ def suite_searcher(mode="hybrid", backend=None, params=None, limit=10, budgets=(
     def make(root):
         store = open_store(root, backend, params, embedder)
 
-        def run(query, context=None):
+        def run(query, context=None, today=None):
             extra = {"context": context} if context else {}  # (an earlier checkout has no context)
+            if today:  # the day its relative dates are read against
+                extra["filters"] = memory_search.Filters(today=today)
             try:
                 hits = memory_search.search(store, query, limit=max(limit, 50 if budgets else 0), mode=mode,
                                             **extra)
@@ -251,7 +273,8 @@ def evaluate_records(data, name, make_searcher, limit_questions=None):
             for folder, run, step in searchable_steps(name, root, qs, tmp, make_searcher):
                 def lines_of(path, folder=folder):
                     return read_lines(folder, path, cache)
-                records += [(q, score_found(name, q, run(q["query"], conversation_of(q)), lines_of)) for q in step]
+                records += [(q, score_found(name, q, run(q["query"], conversation_of(q), q.get("today")), lines_of))
+                            for q in step]
     return records
 
 
