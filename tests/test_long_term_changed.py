@@ -67,6 +67,18 @@ class MechanismTest(unittest.TestCase):
         self.assertEqual(changed_later(lines, [("2026-05-02", "b.md", ["- Badge number 55120 for the lab door."])]),
                          {})
 
+    def test_a_phone_number_and_an_amount_are_not_the_same_kind_of_value(self):
+        lines = ["- Landlord Mr Huang, phone 137 6105 3382, pays the building fee himself"]
+        notes = [("2026-05-02", "b.md", ["- Mr Huang the landlord came by: new lease signed, 7,500 a month"])]
+        self.assertEqual(changed_later(lines, notes), {})
+        rent = ["- Rent 7,800 a month to the landlord Mr Huang, due on the 5th"]
+        self.assertEqual(changed_later(rent, notes), {0: ("2026-05-02", "b.md", 1)})
+
+    def test_two_words_in_common_are_not_the_same_thing(self):
+        lines = ["- MacBook bought on the credit card in 12 instalments of 1,249"]
+        notes = [("2026-05-02", "b.md", ["- Credit card bill for May: 6,432, paid early"])]
+        self.assertEqual(changed_later(lines, notes), {})
+
     def test_an_older_note_another_newer_one_contradicts_marks_nothing(self):
         lines = ["- Badge number 55120 for the lab door."]
         notes = [("2026-04-01", "a.md", ["- Badge number 66001 for the lab door."]),

@@ -11,8 +11,8 @@ from .dates import asks_when, holds_time
 _AMOUNT_CUES = ("多少", "价", "费", "多贵", "how much", "price", "cost", "fee")  # (no pattern compiled without one)
 _AMOUNT_ASKED = (r"多少钱|多少块|多少元|价格|价钱|单价|费用|多贵|花了多少|付了多少|掏了多少"
                  r"|\bhow much\b|\bprice[sd]?\b|\bcosts?\b|\bfees?\b")
-_CURRENCY = r"元|块|万|rmb|usd|eur|gbp|cny|twd|ntd|sgd|hkd|jpy|dollars?|euros?|pounds?|bucks|刀|欧|镑|円|日元|美元|港币"
-_AMOUNT = (r"[¥$€£]\s?\d|\d\s?(?:" + _CURRENCY + r")|\b(?:rmb|usd|eur|gbp|cny|twd|ntd|sgd|hkd)\s?\d"
+CURRENCY = r"元|块|万|rmb|usd|eur|gbp|cny|twd|ntd|sgd|hkd|jpy|dollars?|euros?|pounds?|bucks|刀|欧|镑|円|日元|美元|港币"
+_AMOUNT = (r"[¥$€£]\s?\d|\d\s?(?:" + CURRENCY + r")|\b(?:rmb|usd|eur|gbp|cny|twd|ntd|sgd|hkd)\s?\d"
            r"|\d\s?/\s?(?:次|月|年|人|晚|小时|天|个|件|hr|h|hour|month|year|night|day)\b")
 
 

@@ -12,6 +12,7 @@ note that says otherwise about the same thing (a dated note tells when
 something changed); a line a newer note agrees with is as new as that note,
 so only the newest note about a thing can mark it changed."""
 from ..text.chinese import fold
+from .answers import CURRENCY as _CURRENCY
 from .dates import says_time_or_number, times_in
 from ..text.tokenizer import expand, tokenize
 
@@ -94,7 +95,7 @@ def changed_later(lines, notes):
     """{index of a line of lines: (date, path, line number) of the newest
     note line about the same thing, when it says otherwise}: for MEMORY.md's
     lines and the daily notes, [(date, path, lines)].  A note line is about
-    the same thing when it shares SAME_LINE of its words (two at least) and
+    the same thing when it shares SAME_LINE of its words (three at least) and
     both say times or numbers; it says otherwise when these differ.  A line
     the newest such note agrees with is current (MEMORY.md was updated)."""
     later = [(date, path, n + 1, _line_facts(line)) for date, path, note in sorted(notes)
@@ -115,23 +116,25 @@ def changed_later(lines, notes):
 
 def _same_thing(mine, theirs):
     """Whether two lines (_line_facts) speak of the same thing: SAME_LINE of
-    the other words of the shorter, two at least, are in the other."""
+    the other words of the shorter, three at least, are in the other (two
+    were often a name alone: the landlord's phone and the rent he agreed)."""
     shared = len(mine[1] & theirs[1])
-    return shared >= 2 and shared >= SAME_LINE * min(len(mine[1]), len(theirs[1]))
+    return shared >= 3 and shared >= SAME_LINE * min(len(mine[1]), len(theirs[1]))
 
 
 def _line_facts(line):
-    """One line's facts as _facts gives them: (times, other words, 1)."""
+    """One line's facts as _facts gives them: (values by kind, other words, 1)."""
     times = times_in(line)
-    return times, {t for t in tokenize(line) if len(t) > 1} - times, 1
+    return _values(line), {t for t in tokenize(line) if len(t) > 1} - times, 1
 
 
 def _facts(lines, words):
-    """(times or numbers, other words, how many of words one line holds) of
-    the lines (_tokenized_lines) holding most of words."""
+    """(times and numbers by kind, other words, how many of words one line
+    holds) of the lines (_tokenized_lines) holding most of words."""
     about, most = _lines_about(lines, words)
-    times = times_in("\n".join(line for line, _ in about))
-    return times, (_words(about) - times if times else set()), most
+    text = "\n".join(line for line, _ in about)
+    times = times_in(text)
+    return _values(text), (_words(about) - times if times else set()), most
 
 
 def _differs(old, new):
@@ -146,23 +149,39 @@ def _differs(old, new):
 
 
 def _disagree(before, after):
-    """Whether two sets of times and numbers (times_in) say otherwise: a kind
-    both give (a clock time, a weekday, a date, a part of the day, a number)
-    with no value in common.  A line that says Monday 10:00 and one that
-    says 10:00 beside a version number (2.0) agree."""
-    mine, theirs = _by_kind(before), _by_kind(after)
-    return any(not (mine[kind] & theirs[kind]) for kind in mine.keys() & theirs.keys())
+    """Whether two lines' values (_values) say otherwise: a kind both give
+    (a clock time, a weekday, a date, a part of the day, a phone or other
+    code, an amount, a number) with no value in common.  A line that says
+    Monday 10:00 and one that says 10:00 beside a version number (2.0)
+    agree; a landlord's phone number and the rent he agreed are not the
+    same kind of thing."""
+    return any(not (before[kind] & after[kind]) for kind in before.keys() & after.keys())
 
 
 _KINDS = (("clock", r"\d:\d\d|\d(?:am|pm)$|点$"), ("weekday", r"^(?:[周星期礼拜]|mon|tue|wed|thu|fri|sat|sun)"),
           ("date", r"\d{4}-\d\d-\d\d|[年月日号]$|^[a-z]+\.? \d"), ("day part", r"午$|^[早晚凌]"))
+_CODE = r"\+?\d[\d \-.()]{5,}\d"  # a phone number, an account or an address of seven digits or more
+_MONEY = (r"[¥$€£]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s?(?:" + _CURRENCY +
+          r"|/\s?(?:月|年|次|晚|小时|天|h|hr|hour|month|year|night|day)\b)")
 
 
-def _by_kind(values):
-    """{kind: values} of times_in's values; a value of no kind is a number."""
+def _values(text):
+    """{kind: values} a (folded) text says: codes (seven digits or more,
+    however spaced) and amounts (a number with its currency or unit) first,
+    then times_in's times and numbers of what is left; a value of no other
+    kind is a number."""
     import re
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", fold(text).lower())  # 1,249 is one number
     out = {}
-    for value in values:
+    for m in re.finditer(_CODE, text):
+        digits = re.sub(r"\D", "", m.group(0))
+        if len(digits) >= 7:
+            out.setdefault("code", set()).add(digits)
+            text = text.replace(m.group(0), " ", 1)
+    for m in re.finditer(_MONEY, text):
+        out.setdefault("amount", set()).add(m.group(1) or m.group(2))
+        text = text.replace(m.group(0), " ", 1)
+    for value in times_in(text):
         kind = next((k for k, pattern in _KINDS if re.search(pattern, value)), "number")
         out.setdefault(kind, set()).add(value)
     return out
