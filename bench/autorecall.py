@@ -237,6 +237,58 @@ def run_madial(data, call, conversation=True):
     return records
 
 
+def run_notes(call):
+    """One record per question of bench/notes: the prompt hook on its
+    person's notes (a copy; no conversation), asked on the question's today.
+    An answerable question: does what is sent cite a gold line, and hold one
+    whole; an absent one: is nothing sent."""
+    records = []
+    questions = quality.load_notes()
+    saved = os.environ.get("MEMORY_TODAY")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for root, qs in quality.corpus_roots(None, "notes", questions).items():
+                folder = quality.copy_corpus(root, tmp)
+                for q in qs:
+                    os.environ["MEMORY_TODAY"] = q["today"]
+                    event = payload("UserPromptSubmit", session_id("notes", q["id"]), folder, prompt=q["query"])
+                    text = injected(call(folder, event)[0])
+                    gold = realmem.gold_lines(q)
+                    records.append({"persona": q["corpus"], "split": q["split"], "id": q["id"], "absent": not gold,
+                                    "speaks": bool(text), "cites": realmem.holds(realmem.citations(text), gold),
+                                    "whole": any(line in text for line in gold_texts(root, q)),
+                                    "tokens": memory_search.estimate_tokens(text) if text else 0})
+    finally:
+        os.environ.pop("MEMORY_TODAY", None) if saved is None else os.environ.update(MEMORY_TODAY=saved)
+    return records
+
+
+def gold_texts(root, q):
+    """The gold lines of a question as the notes write them, list marks taken off."""
+    out = []
+    for g in q["gold"]:
+        with open(os.path.join(root, g["path"]), encoding="utf-8") as f:
+            out.append(f.read().split("\n")[g["line"] - 1].strip().lstrip("-*+ ").strip())
+    return [t for t in out if t]
+
+
+def notes_report(records):
+    """Markdown: the prompt hook on bench/notes, tuning sets beside held-out ones."""
+    lines = ["### The prompt hook on bench/notes (no conversation), value (n)", "",
+             "| | tune | held-out |", "|---|---:|---:|"]
+    figures = (("answerable: it sends something", "speaks", False), ("answerable: it cites a gold line", "cites", False),
+               ("answerable: it sends a gold line whole", "whole", False),
+               ("absent: it sends nothing", "speaks", True))
+    for label, key, absent in figures:
+        cells = []
+        for split, _ in HALVES:
+            mine = [r for r in records if r["split"] == split and r["absent"] == absent]
+            value, n = share(mine, key)
+            cells.append(cell(label, (1 - value) if absent and value is not None else value, n))
+        lines.append("| %s | %s |" % (label, " | ".join(cells)))
+    return "\n".join(lines)
+
+
 def madial_event(folder, q, conversation, *tag):
     """UserPromptSubmit of a MADial prompt in a session of its own; with
     conversation, its transcript holds the turns before it."""
@@ -343,20 +395,20 @@ def main(argv=None):
     ap.add_argument("--subprocess", action="store_true", help="run search.sh per call, as the agent does")
     ap.add_argument("--python", default=default_python(), help="MEMORY_PYTHON for --subprocess")
     ap.add_argument("--json", action="store_true", help="the figures and every prompt's record as JSON")
-    ap.add_argument("--set", choices=("realmem", "madial"), default="realmem",
-                    help="RealMem's growing memories (default) or MADial's conversations")
+    ap.add_argument("--set", choices=("realmem", "madial", "notes"), default="realmem",
+                    help="RealMem's growing memories (default), MADial's conversations or bench/notes' questions")
     ap.add_argument("--no-conversation", action="store_true",
                     help="no transcript: the hook sees the prompt alone (the figures before issue 37)")
     args = ap.parse_args(argv)
     os.environ.pop("MEMORY_INDEX_DIR", None)  # each replayed folder keeps its own index
     call = hook_process(args.python) if args.subprocess else hook_in_process
-    if args.set == "madial":
-        records = run_madial(args.data, call, not args.no_conversation)
+    if args.set in ("madial", "notes"):
+        records = run_madial(args.data, call, not args.no_conversation) if args.set == "madial" else run_notes(call)
         if args.json:
             json.dump({"records": records}, sys.stdout, indent=1)
             sys.stdout.write("\n")
         else:
-            print(madial_report(records))
+            print(madial_report(records) if args.set == "madial" else notes_report(records))
         return
     names = args.personas.split(",") if args.personas else list(realmem.by_persona(
         quality.load_questions(args.data, "realmem")))
