@@ -59,6 +59,13 @@ class TokenizerTest(unittest.TestCase):
                          [False, False, True, True, True, True, False, False])
         self.assertEqual(ms.function_spans("会计是谁"), [False, False, True, True])
 
+    def test_written_cantonese_function_words_are_marked_too(self):
+        from memsuite.text.chinese import fold
+        self.assertEqual(ms.function_spans(fold("廚師長而家係邊個")),  # who is the head chef now
+                         [False, False, False, True, True, False, True, True])
+        self.assertEqual(ms.function_spans(fold("老周啲菜心")), [False, False, True, False, False])
+        self.assertEqual(ms.function_spans("系统关系"), [False] * 4)  # 係 folds to 系, which stays a word's
+
     def test_punctuation_and_emoji_make_no_terms(self):
         self.assertEqual(ms.tokenize("!!! ... 🎉 -- ***"), [])
         self.assertEqual(ms.tokenize(""), [])

@@ -88,8 +88,9 @@ ZH_FUNCTION_WORDS = frozenset("""
 昨天 前天 后天 今年 去年 明年 上周 下周 这周 本周 上个月 下个月 这个月 早上 上午 中午 下午 晚上
 今晚 昨晚 时候 可以 应该 需要 可能 一直 一起 还有 就是 只是 也是 都是 不是 没有 一定 非常 特别
 比较 其实 当然 怎么办 叫什么 干什么 做什么 去哪 去哪里 哪天 哪一天 谁的 给谁 和谁 跟谁
-""".split())
-ZH_FUNCTION_CHARS = frozenset("的了吗呢吧啊呀么哦嗯之其")
+而家 几多 边个 边度 点样 做咩 系咪 有冇 嗰次 嗰个 呢个 呢次 我哋 你哋 佢哋 寻日 琴日 听日
+""".split())  # (the last line: written Cantonese, folded: 而家 now, 幾多 how many, 邊個 who, 點樣 how)
+ZH_FUNCTION_CHARS = frozenset("的了吗呢吧啊呀么哦嗯之其嘅啲咗喺嘢唔冇佢嗰咩嚟㗎囉喎吖噉")
 # A question's frame: what it asks about its topic (an attribute: 电话, 名字,
 # 生日) or how it asks (来着, 怎么样, 还记得).  A query's frame weighs less
 # than its topic, and a hit holding its frame but none of its topic (another
