@@ -5,7 +5,7 @@ import unittest
 
 from helpers import SyncedMemory
 import memory_search
-from memsuite.search.answers import answer_test, asks_amount, holds_amount
+from memsuite.search.answers import answer_test, asks_amount, asks_who, holds_amount, says_who
 from memsuite.search.dates import holds_time
 
 
@@ -26,6 +26,34 @@ class AskedTest(unittest.TestCase):
         self.assertIs(answer_test("什么时候交房租"), holds_time)
         self.assertIs(answer_test("房租多少钱"), holds_amount)
         self.assertIsNone(answer_test("who fixed the bike"))
+
+
+class WhoTest(unittest.TestCase):
+    def test_who_is_questions_name_whom_they_ask_about(self):
+        for query, name in (("Who is Kenji?", "Kenji"), ("What does Grace do?", "Grace"), ("小周是谁？", "小周"),
+                            ("谁是王磊", "王磊"), ("who's Nadia", "Nadia")):
+            self.assertEqual(asks_who(query), name, query)
+        for query in ("Who supports Caroline when she is sad?", "What did Grace do yesterday?", "小周的电话"):
+            self.assertIsNone(asks_who(query), query)
+
+    def test_a_line_says_who_someone_is(self):
+        kenji = says_who("Kenji")
+        for line in ("- Kenji Watanabe (SRE on my team)", "- Kenji: our Terraform person", "- Kenji is new here"):
+            self.assertTrue(kenji(line), line)
+        for line in ("- Kenji posted the graph", "- Assigned to Kenji, low priority", "# Kenji (notes)"):
+            self.assertFalse(kenji(line), line)
+        self.assertTrue(says_who("小周")("- 小周（王磊的表弟）在上海做中介"))
+
+
+class WhoRanksFirstTest(SyncedMemory):
+    files = {"memory/2026-05-02.md": "# 2026-05-02\n\n- Kenji Watanabe (SRE on my team, ex-Rakuten) pairs with me on "
+                                     "the node groups this week\n",
+             "memory/2026-05-03.md": "# 2026-05-03\n\n- Kenji posted the graph\n",
+             "memory/2026-05-04.md": "# 2026-05-04\n\n- Lunch with Kenji\n"}
+
+    def test_the_line_saying_who_someone_is_answers_who_is(self):
+        hits = memory_search.search(self.store, "Who is Kenji?", min_score=0)
+        self.assertEqual(hits[0].path, "memory/2026-05-02.md", [h.id for h in hits])
 
 
 class AmountRanksFirstTest(SyncedMemory):

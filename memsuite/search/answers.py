@@ -1,8 +1,10 @@
 """What kind of answer a question asks for, and whether a text holds one:
 a time for "when" (什么时候, 哪天, when: dates.asks_when and holds_time),
 an amount for "how much" (多少钱, 单价, how much, price: a sum with its
-currency or unit).  A hit that holds the kind of thing asked for answers
-better than one that only shares the question's words."""
+currency or unit), who someone is for "who is X" (X是谁, what does X do:
+a line that says what X is, "Kenji Watanabe (SRE on my team)", "- 小周：
+表妹", "Grace is a ...").  A hit that holds the kind of thing asked for
+answers better than one that only shares the question's words."""
 import re
 
 from ..text.chinese import fold
@@ -29,11 +31,37 @@ def holds_amount(text):
     return re.search(_AMOUNT, fold("\n".join(lines)).lower()) is not None
 
 
+_WHO_EN = r"^\s*(?:who(?:'s|\s+is|\s+was)\s+(.+?)|what\s+does\s+(.+?)\s+do(?:\s+for\s+(?:a\s+)?(?:living|work))?)\s*[?.!]*\s*$"
+_WHO_ZH = (r"^(?:谁是|誰是)(.+?)[？?。]*$|^(.+?)(?:是谁|是誰|是干什么的|是幹什麼的|是做什么的|是做什麼的|是做啥的|"
+           r"做什么工作|做什麼工作|是干嘛的|是边个|係邊個|系边个)[？?啊呀呢。]*$")
+
+
+def asks_who(query):
+    """The name a question asks about ("Who is Kenji?", "What does Grace do?",
+    "小周是谁"), or None."""
+    if not ("who" in query.lower() or "what does" in query.lower() or any(c in query for c in "谁誰边邊做干幹")):
+        return None
+    m = re.match(_WHO_EN, query.strip(), re.I) or re.match(_WHO_ZH, query.strip())
+    name = next((g for g in m.groups() if g), None) if m else None
+    return name.strip() if name and len(name.strip()) <= 40 else None
+
+
+def says_who(name):
+    """A test of whether a text's line says what name is: the name (and a
+    surname after it) followed by a description in brackets, after a colon
+    or a dash, or by "is"/"是" (a comma is as often a list's)."""
+    pattern = re.compile(r"(?:^|[\s*_(（\-])" + re.escape(fold(name).lower()) +
+                         r"(?:\s+[a-z]+)?\s*(?:[(（:：—–]|\s-\s|\s+(?:is|was)\s|是|係)")
+    return lambda text: any(pattern.search(fold(line).lower()) for line in text.split("\n")
+                            if not line.lstrip().startswith("#"))
+
+
 def answer_test(query):
     """A test of whether a text holds what the question asks for (a time, an
-    amount), or None when it asks for neither."""
+    amount, who someone is), or None when it asks for none of them."""
     if asks_when(query):
         return holds_time
     if asks_amount(query):
         return holds_amount
-    return None
+    name = asks_who(query)
+    return says_who(name) if name else None
