@@ -28,7 +28,7 @@ Every data set has a tuning half and a held-out half, reported side by side
             alone; user-1 | user-2
   madial-context  the same prompts searched with the conversation before them as context
             (search's `context`: the last turns, both roles)
-  notes     five people's notes no one here had seen (bench/notes): mei, hao | tom, yuting, sam;
+  notes     seven people's notes no one here had seen (bench/notes): mei, hao, priya, jiawei | tom, yuting, sam;
             asked against each question's `today`; category = kind (absent questions left out)
   realmem-context  the same prompts searched with the turns of their session before them as context
   realmem   prompts in the middle of long assistant-user conversations (bench/realmem.py):
@@ -62,7 +62,7 @@ import realmem  # noqa: E402
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "eval-data"))
 ZH_DIR = os.path.join(HERE, "zh")
 NOTES_DIR = os.path.join(HERE, "notes")
-TUNE_NOTES = ("mei", "hao")
+TUNE_NOTES = ("mei", "hao", "priya", "jiawei")
 BUDGET = 4000
 DATASETS = ("locomo", "cmrc2018", "zh", "memdaily", "xling", "xling-mono", "xling-mixed", "madial", "madial-context",
             "realmem", "realmem-context", "notes")
