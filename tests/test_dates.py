@@ -135,6 +135,12 @@ class AskedDaySearchTest(TempMemory):
         hits = self.search("十天前我妈的膝盖检查结果怎么样")  # 2026-11-21; that note says 膝关节
         self.assertEqual(hits[0].path, "memory/2026-11-21.md", [h.id for h in hits])
 
+    def test_a_day_named_in_words_no_note_holds_still_lists_that_days_notes(self):
+        for query in ("昨天滑雪摔了吗", "How far did I ski yesterday?"):  # no note holds a word of them
+            hits = memory_search.search(self.store, query, min_score=0, filters=Filters(today=TODAY))
+            self.assertEqual([h.path for h in hits][:1], ["memory/2026-11-30.md"], query)
+            self.assertLess(hits[0].score, CUT)  # the day alone is not an answer
+
     def test_a_bare_absolute_date_returns_that_day(self):
         hits = memory_search.search(self.store, "2026-11-27", min_score=0, filters=Filters(today=TODAY))
         self.assertEqual(hits[0].path, "memory/2026-11-27.md", [h.id for h in hits])

@@ -640,7 +640,7 @@ def _search(store, query, limit, mode, min_score, filters, params, context=None,
     channels = ["keyword"] + (["vector"] if mode != "keyword" else [])
     share = semantic_share(store, query, params) if store.embedder is not None and mode == "hybrid" else 0.0
     lexical = q.probe or q.unknown or q.prefixes
-    if not lexical and not share and not asked.only:  # no known word, and no meaning to compare
+    if not lexical and not share and not (asked.only or asked.spans):  # no known word, no meaning, no day named
         return Hits([], channels)
     long_prompt = is_chat_turn(query, params)  # (measured: short questions lose by what follows)
     pool = params._replace(candidate_pool=params.turn_pool) if long_prompt else params
