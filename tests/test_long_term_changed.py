@@ -54,6 +54,21 @@ class ChangedLaterTest(TempMemory):
         self.assertIn(next(h.id for h in hits if h.path == "MEMORY.md"), hits.earlier)
 
 
+class HeadingAndPluralTest(TempMemory):
+    def test_a_note_under_its_heading_saying_another_weekday_is_the_later_statement(self):
+        self.write("MEMORY.md", "# Me\n\n## Work\n- SRE at Paylane, payments platform team.\n"
+                   "- Primary on-call every Wednesday, secondary on Sundays.\n- Clusters: sg-prod-a, sg-prod-b.\n"
+                   "- Manager: Daniel, 1:1 on Mondays.\n")
+        self.write("memory/2026-08-19.md", "# 2026-08-19\n\n## On-call\n- Quiet night.\n"
+                   "- From 3 Sep I'm primary on Thursdays, Kenji moves to Wednesdays.\n")
+        store = memory_store.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.sync()
+        hits = memory_search.search(store, "which day am I primary on-call", min_score=0)
+        self.assertEqual(hits[0].path, "memory/2026-08-19.md", [h.id for h in hits])
+        self.assertIn(next(h.id for h in hits if h.path == "MEMORY.md"), hits.earlier)
+
+
 class MechanismTest(unittest.TestCase):
     def test_the_newest_of_several_later_notes_is_named(self):
         lines = ["- Badge number 55120 for the lab door."]
@@ -78,6 +93,13 @@ class MechanismTest(unittest.TestCase):
         lines = ["- MacBook bought on the credit card in 12 instalments of 1,249"]
         notes = [("2026-05-02", "b.md", ["- Credit card bill for May: 6,432, paid early"])]
         self.assertEqual(changed_later(lines, notes), {})
+
+    def test_a_later_line_naming_the_old_value_beside_a_new_one_says_otherwise(self):
+        lines = ["- On-call: primary every Wednesday, secondary on Sundays."]
+        notes = [("2026-08-19", "b.md", ["- Rota: from now on-call primary on Thursdays, Kenji moves to Wednesdays."])]
+        self.assertEqual(changed_later(lines, notes), {0: ("2026-08-19", "b.md", 1)})
+        same = [("2026-08-19", "b.md", ["- On-call primary this Wednesday again, secondary Sunday."])]
+        self.assertEqual(changed_later(lines, same), {})
 
     def test_an_older_note_another_newer_one_contradicts_marks_nothing(self):
         lines = ["- Badge number 55120 for the lab door."]

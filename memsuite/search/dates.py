@@ -408,7 +408,7 @@ _TIME_ZH = r"\d{1,4}\s*[年月日号点]|[周星期礼拜][一二三四五六日
 _ZH_TIME_CHARS = "年月日号点周星期礼拜午早晚凌"  # each alternative of _TIME_ZH needs one
 _TIME_LATIN = (r"\b\d{1,2}:\d{2}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:am|pm)\b"
                r"|\b(?:" + "|".join(_MONTH_STARTS) + r")[a-z]*\.? \d{1,2}\b"
-               r"|\b(?:" + "|".join(_WEEKDAYS) + r")\b")
+               r"|\b(?:" + "|".join(_WEEKDAYS) + r")s?\b")  # (on Thursdays)
 _TIME = _TIME_ZH + "|" + _TIME_LATIN
 
 # The alternatives of _WHEN and _TIME, each with the strings it cannot match
@@ -431,7 +431,7 @@ _TIME_PARTS = tuple(((unit,), (r"\d\s*" + unit,)) for unit in "年月日号点")
     (("-",), (r"\b\d{4}-\d{2}-\d{2}\b",)),
     (("am", "pm"), (r"\b\d{1,2}(?:am|pm)\b",)),
     (_MONTH_STARTS, (r"[a-z]\.? \d", r"\b(?:" + "|".join(_MONTH_STARTS) + r")[a-z]*\.? \d{1,2}\b")),
-    (_WEEKDAYS, (r"\b(?:" + "|".join(_WEEKDAYS) + r")\b",)))
+    (_WEEKDAYS, (r"\b(?:" + "|".join(_WEEKDAYS) + r")s?\b",)))
 
 
 def _holds_any(text, parts):

@@ -46,7 +46,7 @@ def newest_first(order, candidates, merged, query, params):
                 return NO_FACTS  # no time or number anywhere in it: nothing to differ on
             if key not in lines:
                 lines[key] = _tokenized_lines(candidates[key].row)
-            facts[key, words] = _facts(lines[key], words)
+            facts[key, words] = _facts(lines[key], words, set(candidates[key].head))
         return facts[key, words]
     rows = {k: c.row for k, c in candidates.items()}
     newer = {}  # older key: [the later keys saying otherwise]
@@ -128,10 +128,11 @@ def _line_facts(line):
     return _values(line), {t for t in tokenize(line) if len(t) > 1} - times, 1
 
 
-def _facts(lines, words):
+def _facts(lines, words, heading=frozenset()):
     """(times and numbers by kind, other words, how many of words one line
-    holds) of the lines (_tokenized_lines) holding most of words."""
-    about, most = _lines_about(lines, words)
+    holds) of the lines (_tokenized_lines) holding most of words, each line
+    holding its heading's words too (## On-call over "primary on Thursdays")."""
+    about, most = _lines_about(lines, words, heading)
     text = "\n".join(line for line, _ in about)
     times = times_in(text)
     return _values(text), (_words(about) - times if times else set()), most
@@ -149,13 +150,14 @@ def _differs(old, new):
 
 
 def _disagree(before, after):
-    """Whether two lines' values (_values) say otherwise: a kind both give
-    (a clock time, a weekday, a date, a part of the day, a phone or other
-    code, an amount, a number) with no value in common.  A line that says
-    Monday 10:00 and one that says 10:00 beside a version number (2.0)
-    agree; a landlord's phone number and the rent he agreed are not the
-    same kind of thing."""
-    return any(not (before[kind] & after[kind]) for kind in before.keys() & after.keys())
+    """Whether a later line's values (_values) say otherwise than an
+    earlier one's: of a kind both give (a clock time, a weekday, a date, a
+    part of the day, a phone or other code, an amount, a number), the later
+    says one the earlier does not.  A line that says Monday 10:00 and a
+    later one that says 10:00 agree; "from 3 Sep I'm on Thursdays, Kenji
+    moves to Wednesdays" says otherwise than "Wednesday"; a landlord's phone
+    number and the rent he agreed are not the same kind of thing."""
+    return any(after[kind] - before[kind] for kind in before.keys() & after.keys())
 
 
 _KINDS = (("clock", r"\d:\d\d|\d(?:am|pm)$|点$"), ("weekday", r"^(?:[周星期礼拜]|mon|tue|wed|thu|fri|sat|sun)"),
@@ -183,6 +185,8 @@ def _values(text):
         text = text.replace(m.group(0), " ", 1)
     for value in times_in(text):
         kind = next((k for k, pattern in _KINDS if re.search(pattern, value)), "number")
+        if kind == "weekday":  # Thursdays, thursday; 星期三, 周三
+            value = value[:3] if value.isascii() else "周" + value[-1]
         out.setdefault(kind, set()).add(value)
     return out
 
@@ -202,8 +206,9 @@ def _tokenized_lines(row):
             if line.strip() and not line.lstrip().startswith("#")]
 
 
-def _lines_about(lines, words):
-    """(the lines holding the most of the query's words; that most)."""
-    counts = [len(words & terms) for _, terms in lines]
+def _lines_about(lines, words, heading=frozenset()):
+    """(the lines holding the most of the query's words, with their heading's; that most)."""
+    words_below = words - heading
+    counts = [len(words) - len(words_below) + len(words_below & terms) for _, terms in lines]
     most = max(counts or [0])
     return [line for line, n in zip(lines, counts) if n == most and n], most
