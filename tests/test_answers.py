@@ -5,7 +5,7 @@ import unittest
 
 from helpers import SyncedMemory
 import memory_search
-from memsuite.search.answers import answer_test, asks_amount, asks_who, holds_amount, says_who
+from memsuite.search.answers import answer_test, asks_amount, asks_code, asks_who, holds_amount, holds_code, says_who
 from memsuite.search.dates import holds_time
 
 
@@ -26,6 +26,18 @@ class AskedTest(unittest.TestCase):
         self.assertIs(answer_test("什么时候交房租"), holds_time)
         self.assertIs(answer_test("房租多少钱"), holds_amount)
         self.assertIsNone(answer_test("who fixed the bike"))
+
+
+class CodeTest(unittest.TestCase):
+    def test_a_phone_or_tracking_number_is_seven_digits_however_spaced(self):
+        for query in ("小周的电话是多少", "What was the vet's number?", "DHL tracking number", "快递单号"):
+            self.assertTrue(asks_code(query), query)
+        self.assertFalse(asks_code("what did the vet say"))
+        for text in ("- Xiao Zhou: +86 138 1762 4490", "- Tanglin Pet Clinic, 6734 9902", "- AWB 4829 1056 37"):
+            self.assertTrue(holds_code(text), text)
+        for text in ("- Paid 1,520 on 3 Sep", "# 2026-08-06 1234567", "- room 1203"):
+            self.assertFalse(holds_code(text), text)
+        self.assertIs(answer_test("王磊的手机号"), holds_code)
 
 
 class WhoTest(unittest.TestCase):

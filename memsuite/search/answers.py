@@ -1,7 +1,8 @@
 """What kind of answer a question asks for, and whether a text holds one:
 a time for "when" (什么时候, 哪天, when: dates.asks_when and holds_time),
 an amount for "how much" (多少钱, 单价, how much, price: a sum with its
-currency or unit), who someone is for "who is X" (X是谁, what does X do:
+currency or unit), a number of seven digits or more for a phone or a
+tracking number (电话, 手机号, phone, number), who someone is for "who is X" (X是谁, what does X do:
 a line that says what X is, "Kenji Watanabe (SRE on my team)", "- 小周：
 表妹", "Grace is a ...").  A hit that holds the kind of thing asked for
 answers better than one that only shares the question's words."""
@@ -16,6 +17,28 @@ _AMOUNT_ASKED = (r"多少钱|多少块|多少元|价格|价钱|单价|费用|多
 CURRENCY = r"元|块|万|rmb|usd|eur|gbp|cny|twd|ntd|sgd|hkd|jpy|dollars?|euros?|pounds?|bucks|刀|欧|镑|円|日元|美元|港币"
 _AMOUNT = (r"[¥$€£]\s?\d|\d\s?(?:" + CURRENCY + r")|\b(?:rmb|usd|eur|gbp|cny|twd|ntd|sgd|hkd)\s?\d"
            r"|\d\s?/\s?(?:次|月|年|人|晚|小时|天|个|件|hr|h|hour|month|year|night|day)\b")
+
+
+_CODE_CUES = ("电话", "手机", "号码", "单号", "联系方式", "phone", "mobile", "cell", "number", "tracking")
+CODE = r"\+?\d[\d \-.()]{5,}\d"  # a phone number, an account or a tracking number: seven digits or more
+
+
+def asks_code(query):
+    """Whether a question asks for a number to call or to quote (电话, 手机号,
+    单号, phone, number, tracking)."""
+    folded = fold(query).lower()
+    return any(cue in folded for cue in _CODE_CUES)
+
+
+def holds_code(text):
+    """Whether a text's lines say a number of seven digits or more, however
+    spaced (+86 138 1762 4490, 6734 9902, AWB 4829 1056 37)."""
+    for line in text.split("\n"):
+        if not line.lstrip().startswith("#"):
+            for m in re.finditer(CODE, line):
+                if sum(c.isdigit() for c in m.group(0)) >= 7:
+                    return True
+    return False
 
 
 def asks_amount(query):
@@ -63,5 +86,7 @@ def answer_test(query):
         return holds_time
     if asks_amount(query):
         return holds_amount
+    if asks_code(query):
+        return holds_code
     name = asks_who(query)
     return says_who(name) if name else None

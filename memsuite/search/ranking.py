@@ -76,6 +76,7 @@ def analyse_query(store, query, params=DEFAULT_PARAMS, context=None):
     frame, frame_words = frame_terms(units)
     alternatives = expansions(units, store.root, params)
     translated = translations(units, params)  # the other language's words (keyboard / 键盘)
+    translated += name_forms(store, query, units, params)  # a name in the other script (王磊 / Wang Lei)
     if frame_words:  # what a frame word stands for is frame too (电话 -> 手机号, phone)
         framed = " ".join(frame_words)
         frame.update(t for word, _, _ in expansions(framed, store.root, params) + translations(framed, params)
@@ -119,6 +120,16 @@ def analyse_query(store, query, params=DEFAULT_PARAMS, context=None):
         from .context import with_context
         q = with_context(store, q, context)
     return q
+
+
+def name_forms(store, query, units, params=DEFAULT_PARAMS):
+    """A query's names in the other script, as translations (search/names.py,
+    loaded only for a query that may hold one: a Chinese run, or two Latin words)."""
+    latin = sum(1 for u in units.split() if not is_cjk(u[0]))
+    if latin < 2 and all(not is_cjk(u[0]) for u in units.split()):
+        return []
+    from .names import characters_in, latin_words, readings_in
+    return readings_in(units, params) + (characters_in(store, latin_words(query), params) if latin >= 2 else [])
 
 
 def frame_terms(units):

@@ -12,7 +12,7 @@ note that says otherwise about the same thing (a dated note tells when
 something changed); a line a newer note agrees with is as new as that note,
 so only the newest note about a thing can mark it changed."""
 from ..text.chinese import fold
-from .answers import CURRENCY as _CURRENCY
+from .answers import CODE as _CODE, CURRENCY as _CURRENCY
 from .dates import says_time_or_number, times_in
 from ..text.tokenizer import expand, tokenize
 
@@ -162,7 +162,6 @@ def _disagree(before, after):
 
 _KINDS = (("clock", r"\d:\d\d|\d(?:am|pm)$|点$"), ("weekday", r"^(?:[周星期礼拜]|mon|tue|wed|thu|fri|sat|sun)"),
           ("date", r"\d{4}-\d\d-\d\d|[年月日号]$|^[a-z]+\.? \d"), ("day part", r"午$|^[早晚凌]"))
-_CODE = r"\+?\d[\d \-.()]{5,}\d"  # a phone number, an account or an address of seven digits or more
 _MONEY = (r"[¥$€£]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s?(?:" + _CURRENCY +
           r"|/\s?(?:月|年|次|晚|小时|天|h|hr|hour|month|year|night|day)\b)")
 
