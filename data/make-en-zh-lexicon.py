@@ -107,17 +107,28 @@ HEADER = """\
 # SOFTWARE."""
 
 
-def read_cedict(path):
-    """({simplified: [gloss, ...]} in dictionary order, the file's date); a
-    single character's proper-name entries (capitalised pinyin) left out."""
-    glosses, date = {}, ""
+def cedict_entries(path):
+    """(the file's date, [(simplified, pinyin, glosses joined by /)]) of a
+    CC-CEDICT file, in its order (data/make-zh-pinyin.py reads it too)."""
+    entries, date = [], ""
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.startswith("#! date="):
                 date = line.strip()[8:18]
             m = LINE.match(line)
-            if m and not (len(m.group(2)) == 1 and m.group(3)[:1].isupper()):
-                glosses.setdefault(fold(m.group(2)), []).extend(m.group(4).split("/"))
+            if m:
+                entries.append(m.group(2, 3, 4))
+    return date, entries
+
+
+def read_cedict(path):
+    """({simplified: [gloss, ...]} in dictionary order, the file's date); a
+    single character's proper-name entries (capitalised pinyin) left out."""
+    glosses = {}
+    date, entries = cedict_entries(path)
+    for simplified, pinyin, gloss in entries:
+        if not (len(simplified) == 1 and pinyin[:1].isupper()):
+            glosses.setdefault(fold(simplified), []).extend(gloss.split("/"))
     return glosses, date
 
 

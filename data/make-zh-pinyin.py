@@ -14,11 +14,21 @@ letters mostly write it (吕: lu).
 Usage: python3 data/make-zh-pinyin.py CEDICT_U8 JIEBA_DICT_TXT > data/zh-pinyin.txt
 (the files as for data/make-en-zh-lexicon.py; docs/how-it-works.md says how to get them)
 """
+import importlib.util
+import os
 import re
 import sys
 
 MIN_FREQ = 10
-LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
+
+
+def _lexicon_maker():
+    """data/make-en-zh-lexicon.py, which reads CC-CEDICT's lines (cedict_entries)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("make_lexicon", os.path.join(here, "make-en-zh-lexicon.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 HEADER = """\
 # zh-pinyin.txt: common Chinese characters and how they are read in Latin letters
@@ -45,19 +55,14 @@ def plain(pinyin):
 
 def readings(path):
     """({character: [readings, a surname's first]}, the file's date)."""
-    found, date = {}, ""
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("#! date="):
-                date = line.strip()[8:18]
-            m = LINE.match(line)
-            if not m or len(m.group(2)) != 1 or not m.group(3) or " " in m.group(3):
-                continue
-            char, syllable, glosses = m.group(2), plain(m.group(3)), m.group(4)
-            if not re.match(r"^[a-z]+$", syllable):
-                continue
-            surname, other = found.setdefault(char, ([], []))
-            (surname if glosses.startswith("surname ") else other).append(syllable)
+    found = {}
+    date, entries = _lexicon_maker().cedict_entries(path)
+    for char, pinyin, glosses in entries:
+        syllable = plain(pinyin)
+        if len(char) != 1 or not re.match(r"^[a-z]+$", syllable):
+            continue
+        surname, other = found.setdefault(char, ([], []))
+        (surname if glosses.startswith("surname ") else other).append(syllable)
     return {c: list(dict.fromkeys(s[:1] + o[:1])) for c, (s, o) in found.items() if s or o}, date
 
 
