@@ -35,7 +35,8 @@ class CodeTest(unittest.TestCase):
         self.assertFalse(asks_code("what did the vet say"))
         for text in ("- Xiao Zhou: +86 138 1762 4490", "- Tanglin Pet Clinic, 6734 9902", "- AWB 4829 1056 37"):
             self.assertTrue(holds_code(text), text)
-        for text in ("- Paid 1,520 on 3 Sep", "# 2026-08-06 1234567", "- room 1203"):
+        for text in ("- Paid 1,520 on 3 Sep", "# 2026-08-06 1234567", "- room 1203",
+                     "- decided on 2026-11-20 to keep it", "- 2026/11/20 到 2026.12.01"):
             self.assertFalse(holds_code(text), text)
         self.assertIs(answer_test("王磊的手机号"), holds_code)
 

@@ -21,6 +21,7 @@ _AMOUNT = (r"[¥$€£]\s?\d|\d\s?(?:" + CURRENCY + r")|\b(?:rmb|usd|eur|gbp|cny
 
 _CODE_CUES = ("电话", "手机", "号码", "单号", "联系方式", "phone", "mobile", "cell", "number", "tracking")
 CODE = r"\+?\d[\d \-.()]{5,}\d"  # a phone number, an account or a tracking number: seven digits or more
+_DATE = r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}\b"  # 2026-11-20 has eight digits but is no number to quote
 
 
 def asks_code(query):
@@ -35,7 +36,7 @@ def holds_code(text):
     spaced (+86 138 1762 4490, 6734 9902, AWB 4829 1056 37)."""
     for line in text.split("\n"):
         if not line.lstrip().startswith("#"):
-            for m in re.finditer(CODE, line):
+            for m in re.finditer(CODE, re.sub(_DATE, " ", line)):
                 if sum(c.isdigit() for c in m.group(0)) >= 7:
                     return True
     return False
