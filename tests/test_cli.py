@@ -131,6 +131,20 @@ class CliTest(TempMemory):
         doc = json.loads(out)
         self.assertEqual((doc["start_line"], doc["end_line"]), (1, 6))
 
+    def test_a_daily_note_may_be_named_without_its_folder(self):
+        """get, timeline and link.sh related read 2026-02-15.md as memory/2026-02-15.md;
+        a file of that name at the folder's top is the one it names."""
+        whole = self.search("get", "memory/2026-02-15.md:4-5")[1]
+        self.assertEqual(self.search("get", "2026-02-15.md:4-5")[1], whole)
+        code, out, err = self.search("timeline", "2026-02-15.md:4")
+        self.assertEqual(code, 0, err)
+        self.assertIn("memory/2026-02-15.md", out)
+        code, out, err = run_script("link.sh", "--dir", self.dir, "related", "2026-02-20.md#1")
+        self.assertEqual(code, 0, err)
+        with open(os.path.join(self.dir, "2026-02-15.md"), "w", encoding="utf-8") as f:
+            f.write("# top\n\nthe folder's own\n")
+        self.assertEqual(self.search("get", "2026-02-15.md:3", "--plain")[1], "the folder's own\n")
+
     def test_get_rejects_malformed_ranges_as_usage_errors(self):
         for bad in ("memory/2026-02-19.md:5-3", "memory/2026-02-19.md:abc", "MEMORY.md:3-",
                     "MEMORY.md:0-2", "MEMORY.md#x"):

@@ -210,7 +210,7 @@ def cmd_help(args):
 LINK_HELP = """commands:
   link.sh build                      sync the entity graph and summarise it
   link.sh entity OpenClaw            where an entity appears, and what it appears with
-  link.sh related 2026-02-20.md#5    memories sharing entities with a chunk, lines
+  link.sh related 2026-02-20.md#1    memories sharing entities with a chunk, lines
                                      (2026-02-20.md:9-13) or a whole file
   link.sh entities [--kind term]     the entity table
   link.sh graph --entity OpenClaw --format dot | dot -Tsvg > graph.svg

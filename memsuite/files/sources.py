@@ -471,6 +471,19 @@ def check_memory_path(root, rel):
     return full
 
 
+def cited_path(root, rel):
+    """A path as a citation names it inside root: '/' separators, no './',
+    and a daily note named without its folder (2026-02-20.md) found in
+    memory/ when the folder's top has no file of that name."""
+    rel = rel.replace("\\", "/")
+    while rel.startswith("./"):
+        rel = rel[2:]
+    if "/" not in rel and not os.path.exists(os.path.join(root, rel)) \
+            and os.path.isfile(os.path.join(root, "memory", rel)):
+        return "memory/" + rel
+    return rel
+
+
 def read_memory_lines(root, rel, sessions_dir=None):
     """All lines of a memory file named by a path inside root, or of a
     transcript cited sessions/... (private blocks masked)."""

@@ -7,7 +7,7 @@ from ..text.citations import cite, parse_reference, ranges_overlap
 from .entities import EXTRACTOR_VERSION, KIND_LABEL, STATISTICAL_KINDS, defined_names, entity_key, file_mentions
 from ..text.markdown import content_lines
 from ..base.records import StoreError, UsageError, record
-from ..files.sources import safe_join
+from ..files.sources import cited_path, safe_join
 from ..store.memory_store import write_failure
 
 
@@ -253,9 +253,7 @@ class LinkGraph:
         """A chunk id 'path#n', a citation 'path:31-44' or a file path ->
         (path, [ordinals]).  ValueError for a malformed reference."""
         path, first, last = parse_reference(target)
-        path = path.replace("\\", "/")
-        if path.startswith("./"):
-            path = path[2:]
+        path = cited_path(self.store.root, path)
         safe_join(self.store.root, path)
         rows = self.store.chunks_of(path)
         if not rows:

@@ -11,7 +11,7 @@ from .ranking import ANSWER_CUT, analyse_query, search, several_sentences, topic
 from ..text.markdown import is_heading
 from ..text.tokenizer import tokenize
 from ..base.records import StoreError, UsageError, record
-from ..files.sources import safe_join
+from ..files.sources import cited_path, safe_join
 
 
 DEFAULT_BUDGET = 1500  # tokens of a context pack
@@ -100,9 +100,7 @@ def _anchor_path(store, anchor):
         path = parse_reference(anchor)[0]
     except ValueError as exc:
         raise UsageError(str(exc))
-    path = path.replace("\\", "/")
-    if path.startswith("./"):
-        path = path[2:]
+    path = cited_path(store.root, path)
     safe_join(store.root, path)
     return path
 

@@ -7,7 +7,7 @@ from collections import Counter
 
 from ..base.patterns import pattern
 from ..base.records import StoreError, UsageError, record
-from ..files.sources import is_session, read_memory_lines, safe_join
+from ..files.sources import cited_path, is_session, read_memory_lines, safe_join
 from ..text.chinese import fold, is_cjk
 from ..text.citations import cite, parse_reference, ranges_overlap
 from ..text.markdown import content_lines
@@ -407,8 +407,7 @@ def read_cited(root, reference, start=None, count=None, store=None):
         path, first, last = parse_reference(reference)
     except ValueError as exc:
         raise UsageError(str(exc))
-    if path.startswith("./"):
-        path = path[2:]
+    path = cited_path(root, path)
     if first == "#":
         first, last = _chunk_lines(store, path, last)
     lines = store.read_lines(path) if store is not None else read_memory_lines(root, path)
