@@ -101,6 +101,15 @@ class MechanismTest(unittest.TestCase):
         same = [("2026-08-19", "b.md", ["- On-call primary this Wednesday again, secondary Sunday."])]
         self.assertEqual(changed_later(lines, same), {})
 
+    def test_a_date_is_no_phone_number_and_sunday_is_sunday(self):
+        lines = ["- Dentist Dr Lim, clinic phone 6734 9902, cleaning every six months"]
+        notes = [("2026-05-02", "b.md", ["- Dentist Dr Lim: cleaning done 2026-05-02, next one in six months"])]
+        self.assertEqual(changed_later(lines, notes), {})
+        lines = ["- 女儿钢琴课 每周日上午 10 点 在少年宫"]
+        for said in ("还是星期天上午 10 点，钢琴课", "钢琴课照旧礼拜日上午 10 点"):
+            self.assertEqual(changed_later(lines, [("2026-05-02", "b.md", [said])]), {}, said)
+        self.assertTrue(changed_later(lines, [("2026-05-02", "b.md", ["钢琴课改到星期六上午 10 点"])]))
+
     def test_an_older_note_another_newer_one_contradicts_marks_nothing(self):
         lines = ["- Badge number 55120 for the lab door."]
         notes = [("2026-04-01", "a.md", ["- Badge number 66001 for the lab door."]),

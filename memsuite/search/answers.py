@@ -9,6 +9,7 @@ answers better than one that only shares the question's words."""
 import re
 
 from ..text.chinese import fold
+from ..text.tokenizer import STOPWORDS
 from .dates import asks_when, holds_time
 
 _AMOUNT_CUES = ("多少", "价", "费", "多贵", "how much", "price", "cost", "fee")  # (no pattern compiled without one)
@@ -19,27 +20,34 @@ _AMOUNT = (r"[¥$€£]\s?\d|\d\s?(?:" + CURRENCY + r")|\b(?:rmb|usd|eur|gbp|cny
            r"|\d\s?/\s?(?:次|月|年|人|晚|小时|天|个|件|hr|h|hour|month|year|night|day)\b")
 
 
-_CODE_CUES = ("电话", "手机", "号码", "单号", "联系方式", "phone", "mobile", "cell", "number", "tracking")
+_CODE_ASKED = (r"电话|手机号|手机是?多少|号码|单号|联系方式|\b(?:phone|mobile|cell)\b|\btracking (?:numbers?|no|codes?)\b"
+               r"|\bnumbers?\b(?! of\b)")  # (the number of guests is a count)
 CODE = r"\+?\d[\d \-.()]{5,}\d"  # a phone number, an account or a tracking number: seven digits or more
-_DATE = r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}\b"  # 2026-11-20 has eight digits but is no number to quote
+_NOT_CODES = (r"(?<!\d)(?:19|20)\d\d\s?[-/.年]\s?\d{1,2}\s?[-/.月]\s?\d{1,2}(?!\d)"  # 2026-11-20, 2026年11月20
+              r"|(?<!\d)\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)\d\d(?!\d)"  # 20.11.2026
+              r"|(?<!\d)(?:19|20)\d\d\s?[-–~]\s?(?:19|20)\d\d(?!\d)"  # 2019-2023
+              r"|(?<!\d)\d{1,2}[:.]\d\d(?![\d.:])")  # 09:30, 17.00 (a clock)
+_COUNT = r"\d{1,3}(?:[ ,]\d{3})+|\d+\.\d+"  # 1 000 000 steps, 3.14159: a count or a measure, no code
 
 
 def asks_code(query):
     """Whether a question asks for a number to call or to quote (电话, 手机号,
-    单号, phone, number, tracking)."""
-    folded = fold(query).lower()
-    return any(cue in folded for cue in _CODE_CUES)
+    单号, phone, number, tracking; as words: not headphones, cello)."""
+    return re.search(_CODE_ASKED, fold(query).lower()) is not None
+
+
+def codes_in(text):
+    """The numbers of seven digits or more a text says, however spaced
+    (+86 138 1762 4490, 6734 9902, AWB 4829 1056 37), as written: not a
+    date, a year's range, a clock time, a count in thousands or a decimal."""
+    text = re.sub(_NOT_CODES, " ", text)
+    return [m.group(0) for m in re.finditer(CODE, text)
+            if sum(c.isdigit() for c in m.group(0)) >= 7 and not re.fullmatch(_COUNT, m.group(0).strip())]
 
 
 def holds_code(text):
-    """Whether a text's lines say a number of seven digits or more, however
-    spaced (+86 138 1762 4490, 6734 9902, AWB 4829 1056 37)."""
-    for line in text.split("\n"):
-        if not line.lstrip().startswith("#"):
-            for m in re.finditer(CODE, re.sub(_DATE, " ", line)):
-                if sum(c.isdigit() for c in m.group(0)) >= 7:
-                    return True
-    return False
+    """Whether a text's lines (headings left out) say a number to quote (codes_in)."""
+    return any(codes_in(line) for line in text.split("\n") if not line.lstrip().startswith("#"))
 
 
 def asks_amount(query):
@@ -55,8 +63,8 @@ def holds_amount(text):
     return re.search(_AMOUNT, fold("\n".join(lines)).lower()) is not None
 
 
-_WHO_EN = r"^\s*(?:who(?:'s|\s+is|\s+was)\s+(.+?)|what\s+does\s+(.+?)\s+do(?:\s+for\s+(?:a\s+)?(?:living|work))?)\s*[?.!]*\s*$"
-_WHO_ZH = (r"^(?:谁是|誰是)(.+?)[？?。]*$|^(.+?)(?:是谁|是誰|是干什么的|是幹什麼的|是做什么的|是做什麼的|是做啥的|"
+_WHO_EN = r"^\s*(?:who(?:'s|\s+is|\s+was)\s+(.+?)|what\s+does\s+(.+?)\s+do(?:\s+for\s+(?:a\s+)?(?:living|work))?)\s*[?.!？！。]*\s*$"
+_WHO_ZH = (r"^(?:谁是|誰是)(.+?)[啊呀呢？?。]*$|^(.+?)(?:是谁|是誰|是干什么的|是幹什麼的|是做什么的|是做什麼的|是做啥的|"
            r"做什么工作|做什麼工作|是干嘛的|是边个|係邊個|系边个)[？?啊呀呢。]*$")
 
 
@@ -67,7 +75,9 @@ def asks_who(query):
         return None
     m = re.match(_WHO_EN, query.strip(), re.I) or re.match(_WHO_ZH, query.strip())
     name = next((g for g in m.groups() if g), None) if m else None
-    return name.strip() if name and len(name.strip()) <= 40 else None
+    if not name or len(name.strip()) > 40 or name.split()[0].lower() in STOPWORDS:
+        return None  # (who was at the meeting, what does it do: no name)
+    return name.strip()
 
 
 def says_who(name):

@@ -11,8 +11,10 @@ copy's, so it dates none of them.  Its lines are read as older than a dated
 note that says otherwise about the same thing (a dated note tells when
 something changed); a line a newer note agrees with is as new as that note,
 so only the newest note about a thing can mark it changed."""
+import re
+
 from ..text.chinese import fold
-from .answers import CODE as _CODE, CURRENCY as _CURRENCY
+from .answers import CURRENCY as _CURRENCY, codes_in
 from .dates import says_time_or_number, times_in
 from ..text.tokenizer import expand, tokenize
 
@@ -171,21 +173,18 @@ def _values(text):
     however spaced) and amounts (a number with its currency or unit) first,
     then times_in's times and numbers of what is left; a value of no other
     kind is a number."""
-    import re
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", fold(text).lower())  # 1,249 is one number
     out = {}
-    for m in re.finditer(_CODE, text):
-        digits = re.sub(r"\D", "", m.group(0))
-        if len(digits) >= 7:
-            out.setdefault("code", set()).add(digits)
-            text = text.replace(m.group(0), " ", 1)
+    for code in codes_in(text):
+        out.setdefault("code", set()).add(re.sub(r"\D", "", code))
+        text = text.replace(code, " ", 1)
     for m in re.finditer(_MONEY, text):
         out.setdefault("amount", set()).add(m.group(1) or m.group(2))
         text = text.replace(m.group(0), " ", 1)
     for value in times_in(text):
         kind = next((k for k, pattern in _KINDS if re.search(pattern, value)), "number")
-        if kind == "weekday":  # Thursdays, thursday; 星期三, 周三
-            value = value[:3] if value.isascii() else "周" + value[-1]
+        if kind == "weekday":  # Thursdays, thursday; 星期三, 周三; 星期天, 礼拜日, 周日
+            value = value[:3] if value.isascii() else "周" + value[-1].replace("天", "日")
         out.setdefault(kind, set()).add(value)
     return out
 
