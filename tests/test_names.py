@@ -4,6 +4,7 @@ import unittest
 
 from helpers import SyncedMemory
 import memory_search
+from memsuite.search.ranking import ANSWER_CUT
 from memsuite.search.names import latin_words, reading, readings_in
 from memsuite.text.tokenizer import text_units
 
@@ -20,6 +21,13 @@ class ReadingTest(unittest.TestCase):
         self.assertNotIn("王磊和", found)  # 和 is no name's
         self.assertEqual(readings_in(text_units("电话是多少")), [])
 
+    def test_a_word_the_lexicon_translates_is_no_name(self):
+        found = {word for _, _, word in readings_in(text_units("周末坐高铁去武汉"))}
+        self.assertFalse(found & {"周末", "高铁", "武汉"}, found)
+
+    def test_each_name_once(self):
+        self.assertEqual(len(readings_in(text_units("老王 老王 老王"))), 1)
+
     def test_latin_words_are_read_as_written(self):
         self.assertEqual(latin_words("Wang Xiaoling's phone?"), ["wang", "xiaoling", "s", "phone"])
 
@@ -32,6 +40,10 @@ class EnglishNotesTest(SyncedMemory):
         hits = memory_search.search(self.store, "小周的电话是多少")
         self.assertEqual(hits[0].path, "memory/2026-08-21.md", [h.id for h in hits])
 
+    def test_a_chinese_word_that_starts_like_a_name_finds_no_one(self):
+        hits = memory_search.search(self.store, "周末")  # (周 is Zhou's surname: 周末 is a weekend)
+        self.assertFalse([h for h in hits if h.score >= ANSWER_CUT], [(h.id, h.score) for h in hits])
+
 
 class ChineseNotesTest(SyncedMemory):
     files = {"memory/2026-08-21.md": "# 2026-08-21\n\n- 王磊生日是 3 月 14 号，记得订蛋糕。\n",
@@ -40,10 +52,6 @@ class ChineseNotesTest(SyncedMemory):
     def test_a_latin_name_finds_its_chinese_characters(self):
         hits = memory_search.search(self.store, "When is Wang Lei's birthday?")
         self.assertEqual(hits[0].path, "memory/2026-08-21.md", [h.id for h in hits])
-
-
-if __name__ == "__main__":
-    unittest.main()
 
 
 class BuilderTest(unittest.TestCase):
@@ -71,3 +79,7 @@ class BuilderTest(unittest.TestCase):
                 maker.main(["make", cedict, jieba])
         rows = [line for line in out.getvalue().splitlines() if not line.startswith("#")]
         self.assertEqual(rows, ["曾\tzeng ceng", "吕\tlu", "磊\tlei"])  # 罕 is too rare
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -11,6 +11,7 @@ Latin words that read as a name (a surname's syllable, then one or two more)
 bring in the Chinese names of those sounds the index holds.  Both stand in
 for the name as a translation does (lexicon_weight, ranking.analyse_query)."""
 import os
+import re
 
 from ..base.compiled import SortedLines, compiled_mapped
 from ..files.sources import SUITE_DIR
@@ -24,15 +25,20 @@ PREFIXES = "小老阿"     # 小周, 老王, 阿杰: a name of one character aft
 LATIN_PREFIXES = ("xiao", "lao")  # (阿's "a" is an English word more often than a name's)
 SAME_SOUND = 40        # a syllable reaches at most this many characters, the commonest first
 SYLLABLE_CAP = 6       # a Latin word is read as at most this many syllables (Xiaoling: xiao ling)
+LONGEST_SYLLABLE = 6   # (zhuang, shuang)
+NAMES_TRIED = 8        # a query's runs of Latin words read as names that are looked up, at most (a bound on a long prompt)
 
 
 def readings_in(units, params=DEFAULT_PARAMS):
     """[(the name read in Latin letters, weight, the name)] for the names of
     a query's Chinese runs: two or three characters from a surname outside
-    function words (王磊, 张伟明), or a prefix and a surname (小周, 老王)."""
+    function words (王磊, 张伟明), or a prefix and a surname (小周, 老王),
+    that the lexicon does not translate (周末 is a weekend, 高铁 a train)."""
     if not params.lexicon_weight:
         return []
-    out = []
+    from .lexicon import lexicon_table
+    words = lexicon_table()
+    out = {}
     for run in units.split():
         if not is_cjk(run[0]) or len(run) < 2:
             continue
@@ -49,10 +55,10 @@ def readings_in(units, params=DEFAULT_PARAMS):
                 continue
             for size in sizes:
                 word = run[i:i + size]
-                latin = reading(word)
+                latin = reading(word) if not words.get(word) else ""
                 if latin:
-                    out.append((latin, params.lexicon_weight, word))
-    return out
+                    out[latin, word] = None
+    return [(latin, params.lexicon_weight, word) for latin, word in out]
 
 
 def reading(word):
@@ -71,7 +77,6 @@ def reading(word):
 def latin_words(query):
     """A query's Latin words as written, lower case, in order (not stemmed:
     Xiaoling is xiao ling, its stem xiaol no name)."""
-    import re
     return [w.lower() for w in re.findall(r"[A-Za-z]+", query)]
 
 
@@ -83,20 +88,21 @@ def characters_in(store, words, params=DEFAULT_PARAMS):
     if not params.lexicon_weight or len(words) < 2:
         return []
     table = pinyin_table()
-    out = []
+    out, tried = {}, 0
     for i in range(len(words) - 1):
         first = words[i]
         heads = [c for c in _sounds(table, first) if c in SURNAMES or (first in LATIN_PREFIXES and c in PREFIXES)]
         if not heads:
             continue
-        for tail in (words[i + 1:i + 2], words[i + 1:i + 3]):
+        for tail in (words[i + 1:i + 1 + size] for size in (1, 2) if i + 1 + size <= len(words)):
             syllables = [s for w in tail for s in (_syllables(table, w) or [None])]
-            if not syllables or None in syllables or len(syllables) > 2:
+            if not syllables or None in syllables or len(syllables) > 2 or tried == NAMES_TRIED:
                 continue
+            tried += 1
             source = " ".join([first] + tail)
             for name in _held_names(store, table, heads, syllables):
-                out.append((name, params.lexicon_weight, source))
-    return out
+                out[name, source] = None
+    return [(name, params.lexicon_weight, source) for name, source in out]
 
 
 def _held_names(store, table, heads, syllables):
@@ -126,7 +132,7 @@ def _syllables(table, word):
     ling), the longest first from the left, or None."""
     out, i = [], 0
     while i < len(word):
-        for size in range(min(6, len(word) - i), 0, -1):
+        for size in range(min(LONGEST_SYLLABLE, len(word) - i), 0, -1):
             if table.get(LATIN + word[i:i + size]):
                 out.append(word[i:i + size])
                 i += size
