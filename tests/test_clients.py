@@ -256,6 +256,16 @@ class DoctorTest(ClientFiles):
         code, out, _ = self.run_suite("doctor", "--json")
         self.assertEqual(len(json.loads(out)["problems"]), 2)
 
+    def test_a_note_not_in_utf8_is_said_to_be_indexed_with_its_fix(self):
+        self.write("memory/latin1.md", "- Lunch at the café\n".encode("cp1252"))
+        self.write("memory/broken.md", "- 中文 ok \n".encode("utf-8") + b"\xff\n")
+        out = self.run_suite("doctor")[1]
+        self.assertIn("memory/latin1.md is indexed with", out)
+        self.assertIn("iconv -f WINDOWS-1252", out)
+        self.assertIn("memory/broken.md is indexed with", out)
+        self.assertEqual(out.count("iconv"), 1, out)  # (UTF-8 with a bad byte: converting it would garble the rest)
+        self.assertNotIn("not indexed", out)
+
 
 if __name__ == "__main__":
     unittest.main()

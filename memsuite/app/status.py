@@ -46,8 +46,8 @@ def doctor_problems(store):
     skipped = store.status()["problem_files"]
     add_encoding_fixes(store, skipped)
     return (install_problems(ask_codex=True)
-            + ["%s is not indexed (%s)%s" % (p["path"], p["issue"], ": " + p["fix"] if p.get("fix") else "")
-               for p in skipped]
+            + ["%s %s%s" % (p["path"], "is indexed with \ufffd for its bytes that are not UTF-8" if p["issue"] == "invalid-utf8"
+                            else "is not indexed (%s)" % p["issue"], ": " + p["fix"] if p.get("fix") else "") for p in skipped]
             + ["%s: <private> at line %d is never closed: close it, or everything after it stays hidden from search"
                % (p["path"], p["line"]) for p in unclosed_private_blocks(store)])
 

@@ -302,14 +302,31 @@ ENCODING_FIXES = {"gbk": ("GBK (GB18030)", "GB18030"), "utf-16": ("UTF-16", "UTF
 
 
 def encoding_fix(path, issue):
-    """One line saying which encoding a skipped note looks like and the
-    command that converts it to UTF-8, or None."""
+    """One line saying which encoding a note looks like and the command that
+    converts it to UTF-8, or None.  A note with bytes that are not UTF-8 is
+    indexed with � for them; it is converted only when none of its bytes
+    read as UTF-8's letters (a single-byte encoding: café in Windows-1252)."""
+    quoted = "'%s'" % path.replace("'", "'\\''")
+    if issue == "invalid-utf8":
+        if not _single_byte(path):
+            return "save it again as UTF-8"
+        return ("it looks like Windows-1252 (Latin-1), whose accented letters search cannot find; "
+                "convert it: iconv -f WINDOWS-1252 -t UTF-8 %s > converted.md && mv converted.md %s" % (quoted, quoted))
     if issue not in ENCODING_FIXES:
         return None
     name, iconv = ENCODING_FIXES[issue]
-    quoted = "'%s'" % path.replace("'", "'\\''")
     return ("looks like %s, not UTF-8, so it is not searchable; convert it: iconv -f %s -t UTF-8 %s > "
             "converted.md && mv converted.md %s" % (name, iconv, quoted, quoted))
+
+
+def _single_byte(path):
+    """Whether a file's bytes above ASCII never form a UTF-8 character."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return False
+    return re.search(rb"[\xc2-\xf4][\x80-\xbf]", data) is None
 
 
 # --- session transcripts: a second, optional source -------------------------
