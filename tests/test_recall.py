@@ -205,6 +205,21 @@ class ContextPackTest(TempMemory):
         self.assertEqual(search_mod.estimate_tokens("RSS配置"), 3)
 
 
+class PackCutTest(TempMemory):
+    files = {"memory/2026-11-03.md": "# 2026-11-03\n\n## Office\n- The Hangzhou office lease is signed for two years.\n",
+             "memory/2026-11-04.md": "# 2026-11-04\n\n## Work\n- Budget for the Hangzhou office fit-out approved after "
+                                     "a long review of the three quotes the contractors sent in October.\n"}
+
+    def test_no_passage_is_cut_to_its_headings(self):
+        store = ms.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.sync()
+        for budget in range(20, 120):
+            for e in search_mod.context_pack(store, "Hangzhou office", budget=budget)[1]:
+                last = e.text.split("\n")[-1]
+                self.assertTrue(last.strip() and not last.startswith("#"), (budget, e.id, e.text))
+
+
 class WatchTest(TempMemory):
     files = {"memory/2026-01-01.md": "# 2026-01-01\nold note about kyoto\n", "MEMORY.md": "# Facts\nhello\n"}
 

@@ -156,9 +156,9 @@ def pack(hits, query, budget):
                 break
             kept.append(line)
             room -= cost
-        while kept and not kept[-1].strip():
-            kept.pop()
-        if not any(l.strip() for l in kept):
+        while kept and (not kept[-1].strip() or kept[-1].lstrip().startswith("#")):
+            kept.pop()  # (a heading cut from what it heads says nothing)
+        if not kept:
             break
         end = h.start_line + len(kept) - 1
         entry = Entry(cite(h.path, h.start_line, end), h.path, h.start_line, end, h.date,
