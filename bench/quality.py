@@ -30,9 +30,9 @@ Every data set has a tuning half and a held-out half, reported side by side
             (search's `context`: the last turns, both roles)
   notes     seven people's notes no one here had seen (bench/notes): mei, hao, priya, jiawei | tom, yuting, sam;
             asked against each question's `today`; category = kind (absent questions left out)
-  realmem-context  the same prompts searched with the turns of their session before them as context
   realmem   prompts in the middle of long assistant-user conversations (bench/realmem.py):
             Adeleke_Okonjo, Kenta_Tanaka, Liam_O_Connor | Oliver_Smith, Sarah_Miller.
+  realmem-context  the same prompts searched with the turns of their session before them as context
             Each persona's memory grows session by session, so a prompt sees only
             the sessions before its own (the `before` rule); R@k and MRR are at the
             session level (gold_session), "turn" ones and R@500t.. at the exact

@@ -521,15 +521,15 @@ def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
             if tf:
                 part = w * bm25_weight(tf, idf[t], c.length, avg_length)
                 if t in query.stands:
-                    held = standing.setdefault(query.stands[t], [{}, ""])
+                    held = standing.setdefault(query.stands[t], [{}, ""])  # ({stand-in: its part}, the terms held)
                     for alt in query.alts.get(t, (t,)):
                         held[0][alt] = held[0].get(alt, 0.0) + part
                     held[1] += t
                 else:
                     bm25 += part
-        for source, (parts, alts) in standing.items():  # a synonym or translation stands in for its word:
+        for source, (parts, held_terms) in standing.items():  # a synonym or translation stands in for its word:
             # the best one counts (a note saying attend and join has not answered 参加 twice)
-            bm25 += max(parts.values()) * _lacking(source, c, query, idf, missing_idf, alts)
+            bm25 += max(parts.values()) * _lacking(source, c, query, idf, missing_idf, held_terms)
         for p, counts in prefix_counts.items():
             if counts[key]:
                 bm25 += bm25_weight(counts[key], idf[p], c.length, avg_length)
@@ -541,16 +541,16 @@ def keyword_channel(candidates, query, avg_length, params=DEFAULT_PARAMS):
     return scores
 
 
-def _lacking(source, c, query, idf, missing_idf, alts=""):
+def _lacking(source, c, query, idf, missing_idf, held_terms=""):
     """The share of a query word's terms (by weight and idf) a chunk lacks.
-    The word's synonyms and translations (alts, their terms the chunk holds)
+    The word's synonyms and translations (held_terms: their terms the chunk holds)
     count for that share of what they hold, never adding to the word:
     计算神经科学 holds 计算 of 计算机, so its 'Computational' counts for 算机
     and 机 alone; a chunk without the word gets all of it (东京 for Tokyo).
     A character the stand-in shares (库 of 数据库 and 资料库) is not the word's."""
     lacking = whole = 0.0
     for s in source:
-        if _is_unigram(s) and s in alts:
+        if _is_unigram(s) and s in held_terms:
             continue
         if s in query.missing:
             mass = query.missing[s] * missing_idf
