@@ -93,6 +93,10 @@ class PlaceNamesTest(unittest.TestCase):
             found = translations(text_units("去" + word))
             self.assertIn((english, word), [(w, source) for w, _, source in found], word)
 
+    def test_an_erhua_question_word_leaves_no_character_to_translate(self):
+        for query in ("上周去哪儿了", "钥匙放在哪儿", "等一会儿", "去这儿还是那儿"):  # (儿 alone would be a son)
+            self.assertNotIn("儿", [source for _, _, source in translations(text_units(query))], query)
+
 
 class EverydayEnglishTest(unittest.TestCase):
     """The builder's everyday senses (data/make-en-zh-lexicon.py, from ECDICT)."""
