@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import memory_search  # noqa: E402
 import memory_store  # noqa: E402
-from memsuite.search.lexicon import LEXICON, read_lexicon  # noqa: E402
+from memsuite.text.lexicon_table import LEXICON, read_lexicon  # noqa: E402
 from memsuite.text.params import DEFAULT_PARAMS  # noqa: E402
 from memsuite.text.tokenizer import tokenize  # noqa: E402
 

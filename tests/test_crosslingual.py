@@ -9,7 +9,8 @@ import unittest
 
 from helpers import SyncedMemory
 from memsuite.search.crosslingual import merge_passes, own_script, translated_query
-from memsuite.search.lexicon import lexicon_table, translations
+from memsuite.search.lexicon import translations
+from memsuite.text.lexicon_table import lexicon_table
 from memsuite.search.results import Hit, Hits
 from memsuite.text.tokenizer import text_units
 

@@ -192,6 +192,7 @@ class QueryPathTest(TempMemory):
         "memsuite.search.crosslingual",  # a question in the other language, searched again translated (issue 36)
         "memsuite.search.answers",  # the kind of answer asked for: a time, an amount (issue 36)
         "memsuite.search.names",  # a name in the other script: Wang Lei / 王磊 (issue 36)
+        "memsuite.text.lexicon_table", "memsuite.text.pinyin",  # the tables lexicon.py and names.py read
     }
     NEVER = {"json", "argparse", "memsuite.index.prepare", "memsuite.files.chunker", "memsuite.index.sqlite.writer",
              "memsuite.index.json.index", "memsuite.index.json.format", "memsuite.index.json.writer", "memsuite.index.link_tables", "memsuite.links.entities",

@@ -6,7 +6,8 @@ from contextlib import nullcontext
 from helpers import ROOT, SyncedMemory
 import memory_search
 from memsuite.base.compiled import SortedLines
-from memsuite.search.lexicon import LEXICON, ZH_PER_SENSE, _table_bytes, english_to_chinese, read_lexicon, translations
+from memsuite.search.lexicon import translations
+from memsuite.text.lexicon_table import LEXICON, ZH_PER_SENSE, _table_bytes, english_to_chinese, read_lexicon
 from memsuite.text.params import DEFAULT_PARAMS
 from memsuite.text.tokenizer import text_units
 

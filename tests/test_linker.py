@@ -195,6 +195,44 @@ class JsonGraphTest(GraphTest):
         self.assertFalse(os.path.exists(os.path.join(self.dir, ".memory", "index.sqlite3")))
 
 
+class TwoScriptsTest(TempMemory):
+    """A place or a person written in characters in one note and in Latin letters in
+    another is one entity (links/same.py): the lexicon's place, the name's pinyin."""
+    files = {
+        "MEMORY.md": "# Memory\n\n## People\n- 陈静: 大学室友，在成都工作\n",
+        "memory/2026-03-01.md": "# 2026-03-01\n\n## 出差\n- 去成都见陈静，吃了火锅\n",
+        "memory/2026-03-02.md": "# 2026-03-02\n\n## Trip\n- Day two in Chengdu: Chen Jing showed me the panda base\n",
+        "memory/2026-03-03.md": "# 2026-03-03\n\n## Trip\n- Flew back from Chengdu; Chen Jing sent the photos\n",
+        "memory/2026-03-04.md": "# 2026-03-04\n\n## Lunch\n- Lunch with Mia at the noodle bar\n",
+    }
+
+    def graph(self, backend=None):
+        store = ms.MemoryStore(self.dir, backend=backend)
+        self.addCleanup(store.close)
+        store.sync()
+        g = ml.LinkGraph(store)
+        g.sync()
+        return g
+
+    def test_both_spellings_are_one_entity(self):
+        for backend in (None, "json"):
+            g = self.graph(backend)
+            for place, name in (("Chengdu", "成都"), ("Chen Jing", "陈静")):
+                self.assertEqual(g.find(place).key, g.find(name).key, (backend, place))
+                self.assertEqual(len(g.appearances(g.find(place))), 4, place)
+            keys = {e.key for e in g.table()}
+            self.assertFalse({"chengdu", "chen jing"} & keys and {"成都", "陈静"} & keys, keys)
+
+    def test_related_memories_cross_the_scripts(self):
+        shared = {r.path: r.shared for r in self.graph().related("memory/2026-03-01.md#0", limit=5)}
+        self.assertIn("memory/2026-03-02.md", shared)
+        self.assertNotIn("memory/2026-03-04.md", shared)
+
+    def test_a_name_only_one_script_has_stays_its_own(self):
+        g = self.graph()
+        self.assertNotEqual(g.find("Chengdu").key, g.find("Chen Jing").key)
+
+
 class LinkCliTest(TempMemory):
     def setUp(self):
         super().setUp()

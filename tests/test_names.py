@@ -5,7 +5,8 @@ import unittest
 from helpers import SyncedMemory
 import memory_search
 from memsuite.search.ranking import ANSWER_CUT
-from memsuite.search.names import latin_words, reading, readings_in
+from memsuite.search.names import latin_words, readings_in
+from memsuite.text.pinyin import reading
 from memsuite.text.tokenizer import text_units
 
 

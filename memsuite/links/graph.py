@@ -8,6 +8,7 @@ from .entities import EXTRACTOR_VERSION, KIND_LABEL, STATISTICAL_KINDS, defined_
 from ..text.markdown import content_lines
 from ..base.records import StoreError, UsageError, record
 from ..files.sources import cited_path, safe_join
+from .same import SameKeys
 from ..store.memory_store import write_failure
 
 
@@ -57,7 +58,7 @@ class LinkGraph:
         self.params = params or store.params
         self.names = self._defined_names()
         # the names are part of the version: a People list that changes re-reads every note
-        self.links = store.links("%s names=%s" % (EXTRACTOR_VERSION, _digest(sorted(self.names))))
+        self.links = SameKeys(store.links("%s names=%s" % (EXTRACTOR_VERSION, _digest(sorted(self.names)))))
         self._entities = None
 
     def _defined_names(self):
@@ -146,7 +147,7 @@ class LinkGraph:
         entities = self.entities()
         raw = name.strip()
         for kind in ("name", "url"):
-            key = entity_key(kind, raw)
+            key = self.links.kept(entity_key(kind, raw))  # (Hangzhou: the entity 杭州 is)
             if key in entities:
                 return entities[key]
         by_name = {e.name.casefold(): e for e in entities.values()}
@@ -168,7 +169,7 @@ class LinkGraph:
         """Where an entity appears, newest first (undated files last)."""
         counts = {(p, o): n for _, p, o, n in self.links.mentions_of([entity.key])}
         rows = self._rows(counts)
-        spellings = [entity.name] + [entity.key.lstrip("#@")]
+        spellings = [entity.name, entity.key.lstrip("#@")] + self.spellings().get(entity.key, [])  # (杭州 and Hangzhou)
         out = []
         for (p, o), row in rows.items():
             out.append(Appearance(cite(p, row.start_line, row.end_line), p, row.start_line, row.end_line, row.heading,

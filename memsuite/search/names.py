@@ -2,25 +2,18 @@
 
 A bilingual user writes a person's name in one script in one note and in the
 other in the next (a WeChat paste says 小周, an English line "Xiao Zhou:
-+86 138 ..."), and asks in either.  data/zh-pinyin.txt (derived from
-CC-CEDICT by data/make-zh-pinyin.py) reads the common characters in pinyin,
-a surname's reading first; it is compiled once (compiled.py) into a sorted
-table read both ways.  A Chinese question's name (two or three characters
++86 138 ..."), and asks in either.  The characters' pinyin (text/pinyin.py)
+reads them both ways.  A Chinese question's name (two or three characters
 from a surname, or 小/老/阿 before one) brings in its reading; a question's
 Latin words that read as a name (a surname's syllable, then one or two more)
 bring in the Chinese names of those sounds the index holds.  Both stand in
 for the name as a translation does (lexicon_weight, ranking.analyse_query)."""
-import os
 import re
 
-from ..base.compiled import SortedLines, compiled_mapped
-from ..files.sources import SUITE_DIR
 from ..text.chinese import SURNAMES, ZH_FREE_CHARS, function_spans, is_cjk
+from ..text.lexicon_table import lexicon_table
 from ..text.params import DEFAULT_PARAMS
-
-TABLE_FILE = os.path.join(SUITE_DIR, "data", "zh-pinyin.txt")
-TABLE = "zh-pinyin-1"  # the compiled table's name: a new one when its shape changes
-LATIN = "~"            # the table's keys for a syllable: LATIN + the syllable
+from ..text.pinyin import LATIN, pinyin_table, reading
 PREFIXES = "小老阿"     # 小周, 老王, 阿杰: a name of one character after these
 LATIN_PREFIXES = ("xiao", "lao")  # (阿's "a" is an English word more often than a name's)
 SAME_SOUND = 40        # a syllable reaches at most this many characters, the commonest first
@@ -36,7 +29,6 @@ def readings_in(units, params=DEFAULT_PARAMS):
     that the lexicon does not translate (周末 is a weekend, 高铁 a train)."""
     if not params.lexicon_weight:
         return []
-    from .lexicon import lexicon_table
     words = lexicon_table()
     out = {}
     for run in units.split():
@@ -59,19 +51,6 @@ def readings_in(units, params=DEFAULT_PARAMS):
                 if latin:
                     out[latin, word] = None
     return [(latin, params.lexicon_weight, word) for latin, word in out]
-
-
-def reading(word):
-    """A Chinese word in Latin letters, its characters' first readings
-    ("wang lei"), or "" when a character has none."""
-    table = pinyin_table()
-    parts = []
-    for c in word:
-        fields = table.get(c)
-        if not fields:
-            return ""
-        parts.append(fields[0].split()[0])
-    return " ".join(parts)
 
 
 def latin_words(query):
@@ -142,28 +121,3 @@ def _syllables(table, word):
         if len(out) > SYLLABLE_CAP:
             return None
     return out
-
-
-def pinyin_table():
-    """The readings as a SortedLines table (compiled once per copy of the file)."""
-    return SortedLines(compiled_mapped(TABLE, [TABLE_FILE], lambda: _table_bytes(TABLE_FILE)))
-
-
-def _table_bytes(path):
-    """Sorted lines: 'character<TAB>readings' and '~syllable<TAB>characters',
-    the commonest characters first."""
-    lines, sounds = {}, {}
-    try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("#") or "\t" not in line:
-                    continue
-                char, readings = line.rstrip("\n").split("\t", 1)
-                lines[char] = readings
-                for syllable in readings.split():
-                    sounds.setdefault(LATIN + syllable, []).append(char)
-    except OSError:
-        pass
-    lines.update((key, " ".join(chars)) for key, chars in sounds.items())
-    out = sorted(("%s\t%s" % kv).encode("utf-8", "surrogatepass") for kv in lines.items())
-    return b"\n".join(out) + b"\n" if out else b""

@@ -1,0 +1,126 @@
+"""One entity in two scripts: 杭州 and Hangzhou, 王芳 and Wang Fang.
+
+A bilingual folder names a place or a person in characters in one note and
+in Latin letters in the next; the linker extracts each spelling as its own
+entity, so `link.sh entity Hangzhou` missed the notes saying 杭州 and
+`link.sh related` did not link them.  A Chinese name or place is the same
+entity as a capitalised Latin one when the lexicon translates it so (杭州:
+hangzhou) or its characters read so in pinyin (王芳: wang fang), and both
+are entities of the folder.  SameKeys reads the link tables with each such
+pair as one key: the one more often mentioned (on a tie the Chinese)."""
+from collections import defaultdict
+
+from ..text.chinese import is_cjk
+from ..text.lexicon_table import lexicon_table
+from ..text.pinyin import pinyin_table, reading
+from .entities import entity_key
+
+CHINESE_KINDS = frozenset(("zhname", "zhplace", "place"))  # (place: a known place, 上海)
+LATIN_KINDS = frozenset(("cap", "capstart", "name"))  # (written capitalised: Hangzhou, Wang Fang)
+
+
+def same_keys(entity_rows, spelling_rows):
+    """{a key: the key it is one entity with} for the pairs of keys of the
+    two scripts that name one thing."""
+    kinds = defaultdict(set)
+    for key, _, kind, _ in spelling_rows:
+        kinds[key].add(kind)
+    mentions = {key: n for key, _, _, n in entity_rows}
+    latin = {key for key in mentions if not is_cjk(key[:1]) and kinds[key] & LATIN_KINDS}
+    if not latin:
+        return {}
+    tables = lexicon_table(), pinyin_table()
+    out = {}
+    for key in mentions:
+        if not is_cjk(key[:1]) or not kinds[key] & CHINESE_KINDS:
+            continue
+        other = next((o for o in _other_script(key, kinds[key], tables) if o in latin and o not in out), None)
+        if other:
+            alias, kept = (key, other) if mentions[other] > mentions[key] else (other, key)
+            out[alias] = kept
+    return out
+
+
+def _other_script(key, kinds, tables):
+    """The keys a Chinese name or place may be written as in Latin letters:
+    a place's lexicon senses (杭州: hangzhou) and its pinyin as one word
+    (虹桥: hongqiao), a person's pinyin (王芳: wang fang)."""
+    lexicon, pinyin = tables
+    spoken = reading(key, pinyin)
+    if "zhname" in kinds:
+        return [spoken] if spoken else []
+    row = lexicon.get(key)
+    senses = [entity_key("name", s) for s in row[0].split("; ")] if row else []
+    return senses + ([spoken.replace(" ", "")] if spoken else [])
+
+
+class SameKeys:
+    """A link table (link_tables.py) read with each pair of same_keys as one
+    key: its rows, counts and mentions are the pair's together."""
+
+    def __init__(self, links):
+        self.links = links
+        self._rows = self._same = None
+
+    def _tables(self):
+        """(entity rows, spelling rows) as stored, read once per change."""
+        if self._rows is None:
+            self._rows = self.links.entity_rows(), self.links.spelling_rows()
+        return self._rows
+
+    def same(self):
+        """{alias key: kept key}, worked out once per change of the tables."""
+        if self._same is None:
+            self._same = same_keys(*self._tables())
+        return self._same
+
+    def kept(self, key):
+        """The key a key is read as (itself, or the other spelling's)."""
+        return self.same().get(key, key)
+
+    def known_files(self):
+        return self.links.known_files()
+
+    def apply(self, changes):
+        self._rows = self._same = None
+        return self.links.apply(changes)
+
+    def entity_rows(self):
+        """[(key, chunks, files, mentions)], a pair's counted together (a
+        chunk naming both once: its chunks and files read from its mentions)."""
+        same = self.same()
+        rows = [row for row in self._tables()[0] if row[0] not in same]
+        if not same:
+            return rows
+        pairs = defaultdict(list)
+        for alias, kept in same.items():
+            pairs[kept].append(alias)
+        out = [row for row in rows if row[0] not in pairs]
+        for kept, aliases in pairs.items():
+            found = self.links.mentions_of([kept] + aliases)
+            out.append((kept, len({(p, o) for _, p, o, _ in found}), len({p for _, p, _, _ in found}),
+                        sum(n for _, _, _, n in found)))
+        return out
+
+    def spelling_rows(self):
+        return [(self.kept(key),) + tuple(rest) for key, *rest in self._tables()[1]]
+
+    def mentions_of(self, keys):
+        """[(key, path, ordinal, count)] of the chunks mentioning the keys or
+        their other spellings, one row a chunk and key."""
+        wanted = set(keys)
+        asked = wanted | {alias for alias, kept in self.same().items() if kept in wanted}
+        return self._merged(self.links.mentions_of(sorted(asked)))
+
+    def mentions_in(self, path, ordinal=None):
+        return self._merged(self.links.mentions_in(path, ordinal))
+
+    def keys_in_chunks(self, refs):
+        return {ref: {self.kept(k) for k in keys} for ref, keys in self.links.keys_in_chunks(refs).items()}
+
+    def _merged(self, rows):
+        counts = {}
+        for key, path, ordinal, n in rows:
+            ref = (self.kept(key), path, ordinal)
+            counts[ref] = counts.get(ref, 0) + n
+        return [ref + (n,) for ref, n in counts.items()]
