@@ -22,16 +22,18 @@ LATIN_KINDS = frozenset(("cap", "capstart", "name"))  # (written capitalised: Ha
 def same_keys(entity_rows, spelling_rows):
     """{a key: the key it is one entity with} for the pairs of keys of the
     two scripts that name one thing."""
-    kinds = defaultdict(set)
+    kinds, latin = defaultdict(set), set()
     for key, _, kind, _ in spelling_rows:
-        kinds[key].add(kind)
-    mentions = {key: n for key, _, _, n in entity_rows}
+        if kind in CHINESE_KINDS:
+            kinds[key].add(kind)
+        elif kind in LATIN_KINDS and not is_cjk(key[:1]):
+            latin.add(key)
     # (a Chinese one in two chunks at least, as graph.entities asks: looking up every one cost a large folder 0.1 s)
-    chinese = [key for key, chunks, _, _ in entity_rows if chunks > 1 and is_cjk(key[:1]) and kinds[key] & CHINESE_KINDS]
-    latin = {key for key in mentions if not is_cjk(key[:1]) and kinds[key] & LATIN_KINDS}
+    chinese = [key for key, chunks, _, _ in entity_rows if chunks > 1 and key in kinds]
     if not latin or not chinese:
         return {}
-    tables = lexicon_table(), pinyin_table()
+    mentions = {key: n for key, _, _, n in entity_rows}
+    tables = lexicon_table(), _reader(pinyin_table())
     out = {}
     for key in chinese:
         other = next((o for o in _other_script(key, kinds[key], tables) if o in latin and o not in out), None)
@@ -44,14 +46,27 @@ def same_keys(entity_rows, spelling_rows):
 def _other_script(key, kinds, tables):
     """The keys a Chinese name or place may be written as in Latin letters:
     a place's lexicon senses (杭州: hangzhou) and its pinyin as one word
-    (虹桥: hongqiao), a person's pinyin (王芳: wang fang)."""
-    lexicon, pinyin = tables
-    spoken = reading(key, pinyin)
+    (虹桥: hongqiao), a person's pinyin (王芳: wang fang).  tables: the
+    lexicon and a character's reading."""
+    lexicon, syllable = tables
+    parts = [syllable(c) for c in key]
+    spoken = " ".join(parts) if all(parts) else ""
     if "zhname" in kinds:
         return [spoken] if spoken else []
     row = lexicon.get(key)
     senses = [entity_key("name", s) for s in row[0].split("; ")] if row else []
     return senses + ([spoken.replace(" ", "")] if spoken else [])
+
+
+def _reader(pinyin):
+    """A character's reading, each read once (names share their characters)."""
+    read = {}
+
+    def syllable(c):
+        if c not in read:
+            read[c] = reading(c, pinyin)
+        return read[c]
+    return syllable
 
 
 class SameKeys:
