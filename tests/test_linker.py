@@ -228,6 +228,11 @@ class TwoScriptsTest(TempMemory):
         self.assertIn("memory/2026-03-02.md", shared)
         self.assertNotIn("memory/2026-03-04.md", shared)
 
+    def test_a_name_seen_once_says_why_it_is_no_entity(self):
+        with self.assertRaises(ms.StoreError) as ctx:
+            self.graph().find("Mia")
+        self.assertIn("is in 1 chunk of 1 file only", str(ctx.exception))
+
     def test_a_name_only_one_script_has_stays_its_own(self):
         g = self.graph()
         self.assertNotEqual(g.find("Chengdu").key, g.find("Chen Jing").key)
