@@ -54,6 +54,20 @@ class ChangedLaterTest(TempMemory):
         self.assertIn(next(h.id for h in hits if h.path == "MEMORY.md"), hits.earlier)
 
 
+class FrameWordTest(TempMemory):
+    def test_a_frame_word_alone_in_common_marks_nothing(self):
+        """Anna's phone and Ben's new phone share "phone", a word of the question's
+        frame, not the person it asks about: Anna's line is not an earlier statement."""
+        self.write("MEMORY.md", "# Me\n\n## People\n- Anna Keller's phone number is 6734 9902 (dentist)\n")
+        self.write("memory/2026-04-09.md", "# 2026-04-09\n\n## People\n- Ben Ortiz's new phone number is 8123 4567\n")
+        store = memory_store.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.sync()
+        hits = memory_search.search(store, "Ben Ortiz phone", min_score=0)
+        self.assertEqual(hits[0].path, "memory/2026-04-09.md")
+        self.assertFalse(hits.earlier, hits.earlier)
+
+
 class HeadingAndPluralTest(TempMemory):
     def test_a_note_under_its_heading_saying_another_weekday_is_the_later_statement(self):
         self.write("MEMORY.md", "# Me\n\n## Work\n- SRE at Paylane, payments platform team.\n"

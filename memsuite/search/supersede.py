@@ -54,8 +54,8 @@ def newest_first(order, candidates, merged, query, params):
     newer = {}  # older key: [the later keys saying otherwise]
     for old in top:
         words = frozenset(held[old])
-        if not words or not has_time(old):
-            continue
+        if not words - query.frame or not has_time(old):
+            continue  # (a frame word alone, phone, is no thing in common: Wang Fang's phone and Zhang Wei's)
         newer[old] = [new for new in top if _later(rows[new], rows[old]) and words <= held[new]
                       and merged[new] >= params.supersede_share * merged[old]
                       and _differs(about(old, words), about(new, words))]
