@@ -124,6 +124,11 @@ class MechanismTest(unittest.TestCase):
             self.assertEqual(changed_later(lines, [("2026-05-02", "b.md", [said])]), {}, said)
         self.assertTrue(changed_later(lines, [("2026-05-02", "b.md", ["钢琴课改到星期六上午 10 点"])]))
 
+    def test_a_currency_in_common_is_not_the_same_thing(self):
+        lines = ["- Budget for the Chengdu office approved with Mia: 850,000 RMB"]
+        notes = [("2026-05-02", "b.md", ["- Train ticket 73 RMB, hotel 480 RMB in Chengdu, booked by Mia"])]
+        self.assertEqual(changed_later(lines, notes), {})
+
     def test_an_older_note_another_newer_one_contradicts_marks_nothing(self):
         lines = ["- Badge number 55120 for the lab door."]
         notes = [("2026-04-01", "a.md", ["- Badge number 66001 for the lab door."]),

@@ -127,7 +127,7 @@ def _same_thing(mine, theirs):
 def _line_facts(line):
     """One line's facts as _facts gives them: (values by kind, other words, 1)."""
     times = times_in(line)
-    return _values(line), {t for t in tokenize(line) if len(t) > 1} - times, 1
+    return _values(line), {t for t in tokenize(line) if len(t) > 1} - times - _VALUE_WORDS, 1
 
 
 def _facts(lines, words, heading=frozenset()):
@@ -137,7 +137,7 @@ def _facts(lines, words, heading=frozenset()):
     about, most = _lines_about(lines, words, heading)
     text = "\n".join(line for line, _ in about)
     times = times_in(text)
-    return _values(text), (_words(about) - times if times else set()), most
+    return _values(text), (_words(about) - times - _VALUE_WORDS if times else set()), most
 
 
 def _differs(old, new):
@@ -164,6 +164,8 @@ def _disagree(before, after):
 
 _KINDS = (("clock", r"\d:\d\d|\d(?:am|pm)$|点$"), ("weekday", r"^(?:[周星期礼拜]|mon|tue|wed|thu|fri|sat|sun)"),
           ("date", r"\d{4}-\d\d-\d\d|[年月日号]$|^[a-z]+\.? \d"), ("day part", r"午$|^[早晚凌]"))
+# A currency says how much, not of what: two amounts in RMB are not two statements of one thing.
+_VALUE_WORDS = frozenset(re.sub(r"s\?$", "", w) for w in _CURRENCY.split("|"))
 _MONEY = (r"[¥$€£]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s?(?:" + _CURRENCY +
           r"|/\s?(?:月|年|次|晚|小时|天|h|hr|hour|month|year|night|day)\b)")
 
