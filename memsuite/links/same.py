@@ -5,9 +5,10 @@ in Latin letters in the next; the linker extracts each spelling as its own
 entity, so `link.sh entity Hangzhou` missed the notes saying 杭州 and
 `link.sh related` did not link them.  A Chinese name or place is the same
 entity as a capitalised Latin one when the lexicon translates it so (杭州:
-hangzhou) or its characters read so in pinyin (王芳: wang fang), and both
-are entities of the folder.  SameKeys reads the link tables with each such
-pair as one key: the one more often mentioned (on a tie the Chinese)."""
+hangzhou) or its characters read so in pinyin (王芳: wang fang), the
+Chinese one recurring (two chunks, as graph.entities asks of it).  SameKeys
+reads the link tables with each such pair as one key: the one more often
+mentioned (on a tie the Chinese)."""
 from collections import defaultdict
 
 from ..text.chinese import is_cjk
@@ -107,15 +108,13 @@ class SameKeys:
         rows = [row for row in self._tables()[0] if row[0] not in same]
         if not same:
             return rows
-        pairs = defaultdict(list)
-        for alias, kept in same.items():
-            pairs[kept].append(alias)
-        out = [row for row in rows if row[0] not in pairs]
-        for kept, aliases in pairs.items():
-            found = self.links.mentions_of([kept] + aliases)
-            out.append((kept, len({(p, o) for _, p, o, _ in found}), len({p for _, p, _, _ in found}),
-                        sum(n for _, _, _, n in found)))
-        return out
+        kept = set(same.values())
+        found = defaultdict(list)  # kept key: [(path, ordinal, count)] of the pair's mentions
+        for key, path, ordinal, n in self.links.mentions_of(sorted(kept | set(same))):
+            found[self.kept(key)].append((path, ordinal, n))
+        return [row for row in rows if row[0] not in kept] + [
+            (key, len({(p, o) for p, o, _ in refs}), len({p for p, _, _ in refs}), sum(n for _, _, n in refs))
+            for key, refs in found.items()]
 
     def spelling_rows(self):
         return [(self.kept(key),) + tuple(rest) for key, *rest in self._tables()[1]]
