@@ -153,12 +153,13 @@ class LinkGraph:
         by_name = {e.name.casefold(): e for e in entities.values()}
         if raw.casefold() in by_name:
             return by_name[raw.casefold()]
-        seen = {key: (chunks, files) for key, chunks, files, _ in self.links.entity_rows()}.get(
-            self.links.kept(entity_key("name", raw)))
+        wanted = self.links.kept(entity_key("name", raw))
+        seen = next(((chunks, files) for key, chunks, files, _ in self.links.entity_rows() if key == wanted), None)
         if seen:  # a candidate that does not recur (graph.entities)
+            chunks, files = seen
             raise StoreError("%r is in %d chunk%s of %d file%s only: an entity recurs (a Chinese word in 2 chunks, "
-                             "others in 2 files); search.sh %s finds it" % (raw, seen[0], "s" * (seen[0] != 1), seen[1],
-                                                                         "s" * (seen[1] != 1), raw))
+                             "others in 2 files); search.sh %s finds it"
+                             % (raw, chunks, "s" * (chunks != 1), files, "s" * (files != 1), raw))
         import difflib
         names = sorted({e.name for e in entities.values()})
         close = difflib.get_close_matches(raw, names, n=3, cutoff=0.6) or \
