@@ -11,6 +11,7 @@ from helpers import TempMemory
 import memory_search
 import memory_store
 from memsuite.app import brief
+from memsuite.search.answers import asks_now
 from memsuite.search.supersede import changed_later
 
 LONG_TERM = "# Long-term\n\n## Work\n- The staging server listens on port 8443 behind the proxy.\n- Lunch is at noon.\n"
@@ -52,6 +53,34 @@ class ChangedLaterTest(TempMemory):
         hits = memory_search.search(store, "staging server port", min_score=0)
         self.assertEqual(hits[0].path, "memory/2026-04-09.md")
         self.assertIn(next(h.id for h in hits if h.path == "MEMORY.md"), hits.earlier)
+
+
+class AskedNowTest(TempMemory):
+    """A question asking how things stand now (now, still, 现在, 而家) lets a
+    later note saying otherwise rank first from further below
+    (supersede_now_share); another question only from a near tie."""
+
+    def test_now_questions_in_both_languages_and_cantonese(self):
+        for query in ("Who's my manager now?", "Do I still have my afternoon latte?", "我现在每个月房租多少？",
+                      "一店廚師長而家係邊個？", "What is my current rent?"):
+            self.assertTrue(asks_now(query), query)
+        for query in ("Who was my manager in May?", "上次房租多少", "snowboard rental", "knowledge base"):
+            self.assertFalse(asks_now(query), query)
+
+    def test_the_later_note_rises_from_further_below_when_asked_about_now(self):
+        self.write("MEMORY.md", "# Long-term\n\n## Work\n- Staging server: port 8443 behind the proxy, the staging "
+                   "server's config in ops/staging.toml.\n")
+        self.write("memory/2026-04-09.md", "# 2026-04-09\n\n## Work\n- Moved staging to port 9710 today; the "
+                   "proxy forwards it, the server list in the wiki.\n")
+        store = memory_store.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.sync()
+        params = store.params._replace(supersede_share=0.99, supersede_now_share=0.3)
+        then = memory_search.search(store, "staging server port", min_score=0, params=params)
+        self.assertEqual(then[0].path, "MEMORY.md", [(h.path, h.score) for h in then])  # not a near tie
+        now = memory_search.search(store, "staging server port now", min_score=0, params=params)
+        self.assertEqual(now[0].path, "memory/2026-04-09.md", [(h.path, h.score) for h in now])
+        self.assertIn(next(h.id for h in now if h.path == "MEMORY.md"), now.earlier)
 
 
 class FrameWordTest(TempMemory):

@@ -90,6 +90,17 @@ def says_who(name):
                             if not line.lstrip().startswith("#"))
 
 
+_NOW = (r"\b(?:now|nowadays|currently|current|these days|still|anymore|any more|at the moment)\b"
+        r"|现在|目前|如今|而家|依家|宜家|眼下|当前|这阵子")
+
+
+def asks_now(query):
+    """Whether a question asks how things stand now ("Who's my manager now?",
+    "Do I still...", 现在, 目前, Cantonese 而家): the newest statement
+    of a thing answers it, not the first one written down."""
+    return re.search(_NOW, fold(query).lower()) is not None
+
+
 def answer_test(query):
     """A test of whether a text holds what the question asks for (a time, an
     amount, who someone is), or None when it asks for none of them."""

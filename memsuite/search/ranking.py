@@ -12,7 +12,7 @@ from ..text.filler import is_filler
 from ..text.params import DEFAULT_PARAMS
 from ..text.tokenizer import (MAX_SPLIT_WORD, MAX_UNKNOWN_WORDS, text_units, cached_grams, check_query_length, expand,
                               index_terms, tokenize)
-from .answers import answer_test
+from .answers import answer_test, asks_now
 from .dates import asked_dates, by_asked_days, day_notes, names_dates, on_asked_day, lazy_today
 from .features import (candidate_features, holds_topic, is_unigram as _is_unigram, labels_query_word,
                        missing_share, own_mass, proximity, resemblance, topic_weights)
@@ -693,7 +693,9 @@ def _search(store, query, limit, mode, min_score, filters, params, context=None,
             order = prefer_recent_turns(store, order, rows, merged, params)
     earlier = {}
     if mode == "hybrid" and params.supersede_share < 1.0:  # the newest statement of a fact first
-        order, earlier = newest_first(order, candidates, merged, q, params)
+        now = not long_prompt and asks_now(query)  # (how things stand now: the newest statement answers)
+        share = params.supersede_now_share if now else params.supersede_share
+        order, earlier = newest_first(order, candidates, merged, q, params, share)
     repeats = set()
     if params.duplicate_share < 1.0:  # near-duplicate suppression (results.py)
         order, repeats = demote_duplicates(order, candidates, merged, q, params, min_score)

@@ -24,14 +24,15 @@ SAME_LINE = 0.25
 NO_FACTS = (frozenset(), frozenset(), 0)
 
 
-def newest_first(order, candidates, merged, query, params):
+def newest_first(order, candidates, merged, query, params, share=None):
     """(order, {older key: newest key saying otherwise}): among the best
     rerank_depth hits, a later hit holding every content word of the query
-    an earlier one holds, within supersede_share of its score, and saying
+    an earlier one holds, within share (supersede_share) of its score, and saying
     something else about them, ranks above it; so does each later one of a
     chain (Monday 10:00, moved to Wednesday 14:00, then to Friday).  Scores
     stay in rank order: the i-th hit takes the i-th best score.  An undated
     note (MEMORY.md) is earlier than any dated one."""
+    share = params.supersede_share if share is None else share
     top = order[:params.rerank_depth]
     words = {t for t in query.base if query.weights.get(t, 0) >= 1.0 and len(t) > 1}
     held = {k: {t for t in words if candidates[k].body.get(t) or candidates[k].head.get(t)} for k in top}
@@ -57,7 +58,7 @@ def newest_first(order, candidates, merged, query, params):
         if not words - query.frame or not has_time(old):
             continue  # (a frame word alone, phone, is no thing in common: Wang Fang's phone and Zhang Wei's)
         newer[old] = [new for new in top if _later(rows[new], rows[old]) and words <= held[new]
-                      and merged[new] >= params.supersede_share * merged[old]
+                      and merged[new] >= share * merged[old]
                       and _differs(about(old, words), about(new, words))]
     newer = {old: keys for old, keys in newer.items() if keys}
     if not newer:
