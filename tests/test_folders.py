@@ -423,6 +423,24 @@ class FolderEdgeCasesTest(TempMemory):
         self.assertIn(b"refused", out)
         self.assertFalse(os.path.exists(bad))
 
+    def test_a_note_in_another_encoding_is_never_added_to(self):
+        """GBK, UTF-16 and Windows-1252 notes: a note added in UTF-8 would mix
+        two encodings in one file, so add refuses and the file is unchanged;
+        a UTF-8 note with one stray bad byte still takes it."""
+        others = {"gbk.md": "# 旧笔记\n\n- 年会在三亚\n".encode("gb18030"),
+                  "utf16.md": "# Notes\n".encode("utf-16"), "latin.md": b"# Notes\n\n- caf\xe9\n"}
+        for name, data in others.items():
+            with open(os.path.join(self.dir, name), "wb") as f:
+                f.write(data)
+            with self.assertRaises(ms.StoreError) as caught:
+                ms.append_memory(self.dir, "年会改到海口", path=name)
+            self.assertIn("iconv", str(caught.exception))
+            with open(os.path.join(self.dir, name), "rb") as f:
+                self.assertEqual(f.read(), data, name)
+        with open(os.path.join(self.dir, "stray.md"), "wb") as f:
+            f.write("# 笔记\n\n- 中文 \xff\n".encode("utf-8", "surrogateescape").replace(b"\xc3\xbf", b"\xff"))
+        self.assertEqual(ms.append_memory(self.dir, "年会改到海口", path="stray.md").start_line, 4)
+
     def test_a_file_unreadable_once_is_read_again(self):
         from memsuite.index import prepare
         self.write("MEMORY.md", "# Memory\n\nThe kyotoonce note.\n")

@@ -15,7 +15,8 @@ from ..base.fileio import FileLock, write_bytes_atomic
 from ..text.markdown import is_heading, split_lines, unclosed_private
 from ..base.patterns import pattern
 from ..base.records import StoreError, UsageError, record
-from .sources import NO_MEMORY_FOLDER, check_memory_path, is_suite_folder, locate_index_dir
+from .sources import (NO_MEMORY_FOLDER, single_byte, check_memory_path, encoding_fix, encoding_issue,
+                      is_suite_folder, locate_index_dir)
 
 
 Added = record("Added", "path start_line end_line created heading", [None])
@@ -104,7 +105,7 @@ def _write_note(rel, full, entry, date, daily, heading):
     with open(full, "a+b") as f:
         f.seek(0)
         old = f.read()
-        lines = _old_lines(rel, old)
+        lines = _old_lines(rel, full, old)
         if heading:
             where = _section_end(lines, heading) if lines else None
             if where is not None:
@@ -158,9 +159,11 @@ def _headings(lines):
             yield i, len(h.group(1)), " ".join((h.group(2) or "").split())
 
 
-def _old_lines(rel, old):
+def _old_lines(rel, full, old):
     """The lines of the note's bytes (none for an empty file); StoreError
-    when it ends inside an unclosed <private> block."""
+    when it ends inside an unclosed <private> block, or is in another
+    encoding than UTF-8 (a note added in UTF-8 would mix two in one file)."""
+    _check_encoding(rel, full, old)
     text = old.decode("utf-8", "replace")
     if text.startswith("\ufeff"):  # a BOM is not part of line 1 ('## X' there is a heading); it stays in the file
         text = text[1:]
@@ -169,6 +172,20 @@ def _old_lines(rel, old):
         raise StoreError("%s ends inside a <private> block opened at line %d and never closed, so the "
                          "note would be private and never found; add </private> where it ends" % (rel, opened))
     return split_lines(text) if old else []
+
+
+def _check_encoding(rel, full, old):
+    """StoreError for a note in another encoding (GBK, UTF-16, Windows-1252)
+    or not text: nothing is written to it.  A UTF-8 note with a stray bad
+    byte takes the note (UTF-8 added to UTF-8 mixes nothing)."""
+    issue = encoding_issue(old)
+    if issue is None or issue == "invalid-utf8" and not single_byte(full):
+        return
+    if issue == "binary":
+        raise StoreError("%s is not a text file; nothing was added to it" % rel)
+    fix = encoding_fix(full, issue) or "save it again as UTF-8"
+    raise StoreError("%s is not UTF-8 text, so nothing was added (a note in UTF-8 would mix two encodings "
+                     "in one file); it %s" % (rel, fix.replace("it looks like", "looks like", 1)))
 
 
 def _newline(old):

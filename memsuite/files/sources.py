@@ -256,18 +256,12 @@ def read_source(abspath):
             data = f.read()
     except OSError:
         return None, "unreadable"
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return None, "utf-16"  # Windows Notepad's "Unicode"
-    if b"\0" in data[:8192]:
-        return None, "binary"
+    issue = encoding_issue(data)
+    if issue in ENCODING_FIXES or issue == "binary":
+        return None, issue  # (GBK indexed as it decodes would be unsearchable garbage)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    try:
-        text, issue = data.decode("utf-8"), None
-    except UnicodeDecodeError:
-        if _looks_gbk(data):
-            return None, "gbk"  # indexed as it decodes it would be unsearchable garbage
-        text, issue = data.decode("utf-8", errors="replace"), "invalid-utf8"
+    text = data.decode("utf-8", errors="replace")
     if abspath.endswith(".jsonl"):
         from .transcripts import render_transcript
         return render_transcript(text), issue
@@ -275,6 +269,20 @@ def read_source(abspath):
     if client_session_note(abspath, text):
         return render_client_note(text), issue
     return text, issue
+
+
+def encoding_issue(data):
+    """None for a file's bytes in UTF-8 (a BOM allowed); else 'utf-16',
+    'binary', 'gbk' or 'invalid-utf8' (read_source's issues)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"  # Windows Notepad's "Unicode"
+    if b"\0" in data[:8192]:
+        return "binary"
+    try:
+        data.decode("utf-8")
+        return None
+    except UnicodeDecodeError:
+        return "gbk" if _looks_gbk(data) else "invalid-utf8"
 
 
 def _looks_gbk(data):
@@ -308,7 +316,7 @@ def encoding_fix(path, issue):
     read as UTF-8's letters (a single-byte encoding: café in Windows-1252)."""
     quoted = "'%s'" % path.replace("'", "'\\''")
     if issue == "invalid-utf8":
-        if not _single_byte(path):
+        if not single_byte(path):
             return "save it again as UTF-8"
         return ("it looks like Windows-1252 (Latin-1), whose accented letters search cannot find; "
                 "convert it: iconv -f WINDOWS-1252 -t UTF-8 %s > converted.md && mv converted.md %s" % (quoted, quoted))
@@ -319,7 +327,7 @@ def encoding_fix(path, issue):
             "converted.md && mv converted.md %s" % (name, iconv, quoted, quoted))
 
 
-def _single_byte(path):
+def single_byte(path):
     """Whether a file's bytes above ASCII never form a UTF-8 character."""
     try:
         with open(path, "rb") as f:
