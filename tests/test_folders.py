@@ -480,6 +480,16 @@ class FolderEdgeCasesTest(TempMemory):
         with open(os.path.join(self.dir, "AGENTS.md"), encoding="utf-8") as f:
             self.assertEqual(f.read(), "instructions\n")
 
+    def test_a_note_linked_inside_the_folder_is_indexed_once_under_its_own_name(self):
+        self.write("Projects/Falcon.md", "# Falcon\n\n- retry policy: three tries with backoff\n")
+        os.makedirs(os.path.join(self.dir, "Daily"))
+        for name in ("a-link.md", "b-link.md"):
+            os.symlink(os.path.join("..", "Projects", "Falcon.md"), os.path.join(self.dir, "Daily", name))
+        store = ms.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.sync()
+        self.assertEqual([h.path for h in memory_search.search(store, "retry policy")], ["Projects/Falcon.md"])
+
     def test_a_heading_given_with_its_hashes_is_the_same_section(self):
         self.write("MEMORY.md", "# Memory\n\n## Travel\n- Kyoto\n")
         code, _, err = run_script("search.sh", "add", "Osaka", "--heading", "## Travel", "--file", "MEMORY.md",
