@@ -293,6 +293,22 @@ class RecoveryTest(TempMemory):
         self.assertEqual(restored.execute("SELECT count(*) FROM chunks").fetchone()[0], 2)
         restored.close()
 
+    def test_a_backup_another_rebuild_is_writing_is_not_pruned(self):
+        """Two reindexes at once: the one finishing first prunes old backups,
+        not the copy the other is still writing (it had failed with errno 2)."""
+        s = ms.MemoryStore(self.dir)
+        self.addCleanup(s.close)
+        s.sync()
+        folder = os.path.join(self.dir, ".memory", "backups")
+        os.makedirs(folder, exist_ok=True)
+        writing = os.path.join(folder, ".partial-20000101-000000-000000-index.sqlite3")
+        with open(writing, "wb") as f:
+            f.write(b"half a copy")
+        for _ in range(4):
+            s.rebuild()
+        self.assertTrue(os.path.exists(writing))
+        self.assertEqual(len([n for n in os.listdir(folder) if not n.startswith(".")]), 3)
+
 
 class OldFormatUpgradeTest(TempMemory):
     """An index written by the format before 9 (a long line's units stored

@@ -26,7 +26,26 @@ def back_up(store):
             os.unlink(partial)
         store.warn("could not back up the index (%s); rebuilding anyway" % exc)
         return None
-    olds = sorted(n for n in os.listdir(folder) if n.endswith(store.backend.filename))
-    for old in olds[:-BACKUPS_KEPT]:
-        os.unlink(os.path.join(folder, old))
+    _prune(folder, store.backend.filename)
     return dest
+
+
+def _prune(folder, filename):
+    """Keep the last BACKUPS_KEPT backups.  A copy still being written (by a
+    rebuild running beside this one) is not a backup to prune; one left by a
+    rebuild killed over a day ago is."""
+    names = os.listdir(folder)
+    olds = sorted(n for n in names if n.endswith(filename) and not n.startswith(".partial-"))
+    left = [n for n in names if n.startswith(".partial-") and _older_than(os.path.join(folder, n), 86400)]
+    for old in olds[:-BACKUPS_KEPT] + left:
+        try:
+            os.unlink(os.path.join(folder, old))
+        except OSError:
+            pass  # (another rebuild pruned it first)
+
+
+def _older_than(path, seconds):
+    try:
+        return time.time() - os.path.getmtime(path) > seconds
+    except OSError:
+        return False
