@@ -1,4 +1,5 @@
 """Shared test helpers: temporary memory folders and running the CLI."""
+import atexit
 import os
 import shutil
 import subprocess
@@ -12,12 +13,20 @@ if ROOT not in sys.path:
 EXAMPLES = os.path.join(ROOT, "examples", "memory")
 PYTHON = sys.executable or "python3"
 
+# The tests' own user cache (hooks.log, compiled tables, indexes of folders
+# they cannot write), never the person's running them: removed at exit.
+TEST_CACHE = tempfile.mkdtemp(prefix="memtest-cache-")
+os.environ["XDG_CACHE_HOME"] = TEST_CACHE
+atexit.register(shutil.rmtree, TEST_CACHE, True)
+
 
 def clean_env(**extra):
     """An environment that cannot point the suite at a real memory folder."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("MEMORY_") and k not in ("NO_COLOR", "XDG_CACHE_HOME")}
     env["NO_COLOR"] = "1"
+    if "HOME" not in extra:  # (a test giving its own HOME finds the cache there)
+        env["XDG_CACHE_HOME"] = TEST_CACHE
     env["MEMORY_PYTHON"] = PYTHON
     env["MEMORY_RESIDENT"] = "0"  # each hook in its own process, as the cold path; test_resident.py tests the other
     env.update(extra)

@@ -392,8 +392,8 @@ class ReadOnlyFolderTest(TempMemory):
 
     def use_cache(self):
         cache = os.path.join(self.tmp, "cache")
+        self.addCleanup(os.environ.__setitem__, "XDG_CACHE_HOME", os.environ["XDG_CACHE_HOME"])
         os.environ["XDG_CACHE_HOME"] = cache
-        self.addCleanup(os.environ.pop, "XDG_CACHE_HOME")
         return cache
 
     def test_unusable_index_folder_falls_back_to_the_cache(self):
