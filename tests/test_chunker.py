@@ -83,6 +83,14 @@ class ChunkLineRangesTest(unittest.TestCase):
         self.assertIn("visible", joined)
         self.assertEqual(chunks[-1].end_line, 4)
 
+    def test_front_matter_is_not_indexed_but_lines_keep_their_numbers(self):
+        text = "---\naliases: [Wang Fang]\ndate: 2026-11-06\n---\n# 王芳\n\n- lives in Hangzhou\n"
+        chunks = ms.chunk_markdown("p.md", text)
+        self.assertEqual([(c.start_line, c.end_line, c.heading) for c in chunks], [(5, 7, "王芳")])
+        self.assertNotIn("aliases", " ".join(c.text for c in chunks))
+        for text in ("# Title\n---\nnot: front matter\n---\n", "---\nno end to it\n\n- a line\n"):
+            self.assertIn("---", " ".join(c.text for c in ms.chunk_markdown("p.md", text)), text)
+
     def test_citation_format(self):
         self.assertEqual(ms.cite("memory/2026-02-20.md", 5, 9), "memory/2026-02-20.md:5-9")
         self.assertEqual(ms.parse_reference("memory/2026-02-20.md:5-9"), ("memory/2026-02-20.md", 5, 9))

@@ -1,6 +1,6 @@
 """Heading-aware, bounded, overlapping chunks with exact line ranges, and citations."""
 
-from ..text.markdown import line_pieces, mask_private, split_lines
+from ..text.markdown import indexed_lines, line_pieces
 from ..text.params import DEFAULT_PARAMS
 from ..base.patterns import pattern
 from ..base.records import record
@@ -24,7 +24,7 @@ def chunk_markdown(path, text, params=DEFAULT_PARAMS):
     lines; a single line longer than chunk_chars is cut into pieces that
     share its line number.  Blank lines never start or end a chunk.
     """
-    return chunk_split_lines(path, split_lines(mask_private(text)), params)
+    return chunk_split_lines(path, indexed_lines(text), params)
 
 
 def chunk_split_lines(path, lines, params=DEFAULT_PARAMS):

@@ -6,7 +6,7 @@ from collections import Counter
 
 from ..text.bm25 import log_tf
 from ..files.chunker import chunk_split_lines
-from ..text.markdown import line_pieces, mask_private, split_lines
+from ..text.markdown import indexed_lines, line_pieces
 from ..text.params import DEFAULT_PARAMS
 from ..base.records import record
 from ..files.sources import content_hash, file_date, is_session, read_source
@@ -68,7 +68,7 @@ def prepare_file(f, df=None, known_hash=None, params=DEFAULT_PARAMS):
     digest = content_hash(text)
     if digest == known_hash:
         return PreparedFile(digest, issue, None, None, None, df, date)
-    lines = split_lines(mask_private(text))
+    lines = indexed_lines(text)
     units = [stored_units(line, params.chunk_chars) for line in lines]
     out, expanded, headings = [], {}, {}
     for chunk in chunk_split_lines(f.path, lines, params):

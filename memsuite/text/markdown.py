@@ -1,4 +1,5 @@
-"""Markdown lines: line breaks kept exact, headings, and private blocks masked."""
+"""Markdown lines: line breaks kept exact, headings, private blocks masked,
+and the lines an index reads (no front matter)."""
 
 from ..base.patterns import pattern
 
@@ -44,6 +45,24 @@ def unclosed_private(text):
     if not depth:
         return None
     return len(pattern("line_break").findall(text[:spans[-1][0]])) + 1
+
+
+FRONT_MATTER_LINES = 60  # a YAML block longer than this at a file's top is taken for text
+
+
+def indexed_lines(text):
+    """The lines of a note as the index reads them: <private> blocks masked,
+    and a YAML front matter (Obsidian's, Jekyll's: '---' on line 1 to the
+    next '---' or '...') blank: its keys are about the note, not what it
+    says (a snippet 'aliases: [Wang Fang] ---' answered where she lives).
+    Line numbers stay exact."""
+    lines = split_lines(mask_private(text))
+    if lines and lines[0].lstrip("\ufeff").rstrip() == "---":
+        end = next((i for i, line in enumerate(lines[1:FRONT_MATTER_LINES + 1], 1)
+                    if line.rstrip() in ("---", "...")), None)
+        if end is not None:
+            lines[:end + 1] = [""] * (end + 1)
+    return lines
 
 
 def mask_private(text, depth=0):

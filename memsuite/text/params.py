@@ -92,10 +92,10 @@ INDEX_PARAMS = ("chunk_lines", "chunk_overlap", "chunk_chars", "heading_weight")
 # the index's keyword rows are deleted by re-deriving their terms, so an index
 # must never outlive the tokenizer that built it (tests/test_tokenizer.py
 # pins the output for a probe text).
-TOKENIZER_VERSION = 12  # 8: transcripts rendered redacted (an index of them must not keep secrets); 9: without compaction
+TOKENIZER_VERSION = 13  # 8: transcripts rendered redacted (an index of them must not keep secrets); 9: without compaction
 # summaries; 10: more secret shapes redacted, <private> nested and across messages, OpenClaw's session notes redacted;
 # 11: an irregular form as its base word (went: go; irregular.py); 12: informal and British forms as
-# their word (kids: child, colour: color)
+# their word (kids: child, colour: color); 13: a note's YAML front matter not indexed
 
 
 def index_settings(params, folder=None):
