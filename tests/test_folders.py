@@ -129,6 +129,9 @@ class FreshOpenClawWorkspaceTest(TempMemory):
         self.assertIn("no memory folder found", err)
         self.assertIn("MEMORY_DIR", err)
         self.assertEqual(len(err.strip().splitlines()), 1, err)
+        code, out, err = run_script("search.sh", "status", env=clean_env(), cwd=self.dir)
+        self.assertEqual(code, 0, err)
+        self.assertIn("warning: no memory folder found", out)
 
 
 class MemoryFilesOnlyTest(TempMemory):

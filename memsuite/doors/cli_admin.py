@@ -71,6 +71,8 @@ def cmd_status(args):
                          "hidden from search, and add refuses this file\n" % (p["path"], p["line"]))
     for line in info["install_problems"]:
         sys.stdout.write("warning: %s\n" % line)
+    if is_suite_folder(info["memory_dir"]):  # (the suite's own folder stands in: nothing of yours is indexed)
+        sys.stdout.write("warning: %s\n" % NO_MEMORY_FOLDER)
     return 0
 
 
