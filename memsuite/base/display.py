@@ -20,3 +20,8 @@ def human_bytes(n):
         n /= 1024.0
         if n < 1024 or unit == "GiB":
             return "%.1f %s" % (n, unit)
+
+
+def elided(text, width=80):
+    """A user's text as a message echoes it: at most width characters, "…" at the cut."""
+    return text if len(text) <= width else text[:width - 1] + "…"

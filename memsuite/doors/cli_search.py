@@ -9,6 +9,7 @@ from ..base.jsonout import print_json
 from ..base.options import (COMMON_OPTS, EMBED_CHOICES, EMBED_SHOWN, FORCE_OPT, Opt, to_choice, to_folder,
                             to_positive_int, to_seconds)
 from ..text.params import DEFAULT_HALF_LIFE
+from ..base.display import elided
 from ..base.records import UsageError
 from ..search.ranking import ANSWER_CUT
 from ..search.results import gist, highlight
@@ -17,14 +18,14 @@ from ..text.tokenizer import tokenize
 
 def print_compact(hits, query):
     if not hits:
-        sys.stdout.write("No memories match %r.\n" % query)
+        sys.stdout.write("No memories match %r.\n" % elided(query))
     for hit in hits:
         sys.stdout.write("%s %s %.2f %s\n" % (hit.id, hit.date or "-", hit.score, gist(hit.snippet)))
 
 
 def print_hits(hits, query, colour):
     if not hits:
-        sys.stdout.write("No memories match %r.\n" % query)
+        sys.stdout.write("No memories match %r.\n" % elided(query))
         return
     qterms = set(tokenize(query))
     dim, bold, off = ("\033[2m", "\033[1m", "\033[0m") if colour else ("", "", "")

@@ -102,6 +102,7 @@ def _write_note(rel, full, entry, date, daily, heading):
     """Write entry into the note, the caller holding the writers' lock: at
     the end of its '## heading' section (without a second heading), or where
     place_unsorted says; the Added lines and the heading they are under."""
+    existed = os.path.exists(full)  # (an empty file is no new file)
     with open(full, "a+b") as f:
         f.seek(0)
         old = f.read()
@@ -115,7 +116,7 @@ def _write_note(rel, full, entry, date, daily, heading):
             where, entry, under = place_unsorted(lines, entry, daily or bool(_DAILY.search(rel)))
         if where is None or where == len(lines):
             added = _append(f, rel, old, lines, entry, date, daily)
-            return added._replace(heading=under or (date if daily and not lines else None))
+            return added._replace(heading=under or (date if daily and not lines else None), created=not existed)
     return _insert(full, rel, old, lines, where, entry)._replace(heading=under)  # Windows replaces no open file
 
 

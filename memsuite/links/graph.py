@@ -7,6 +7,7 @@ from ..text.citations import cite, parse_reference, ranges_overlap
 from .entities import EXTRACTOR_VERSION, KIND_LABEL, STATISTICAL_KINDS, defined_names, entity_key, file_mentions
 from ..text.markdown import content_lines
 from ..base.records import StoreError, UsageError, record
+from ..base.display import elided
 from ..files.sources import cited_path, safe_join
 from .same import SameKeys
 from ..store.memory_store import write_failure
@@ -165,7 +166,7 @@ class LinkGraph:
         close = difflib.get_close_matches(raw, names, n=3, cutoff=0.6) or \
             [n for n in names if raw.casefold() in n.casefold()][:3]
         hint = (" (did you mean %s?)" % " or ".join(close)) if close else ""
-        raise StoreError("unknown entity %r%s" % (raw, hint))
+        raise StoreError("unknown entity %r%s" % (elided(raw), hint))
 
     def idf(self, entity):
         n = max(self.store.chunk_count(), 1)
