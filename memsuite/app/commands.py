@@ -71,10 +71,14 @@ def recent_params(store, recent=None):
     return store.params._replace(recent_half_life=float(recent)) if recent else store.params
 
 
-def run_search(store, request, sync=True):
-    """The hits of a SearchRequest, on a fresh index (sync=False: as it is)."""
+def run_search(store, request, sync=True, feedback=True):
+    """The hits of a SearchRequest, on a fresh index (sync=False: as it is);
+    feedback=False: an unsure question is not searched again with its best
+    hits' words (search/feedback.py)."""
+    params = recent_params(store, request.recent)
+    params = params if feedback else params._replace(feedback_docs=0)
     hits = search(store, request.query, request.limit, request.mode, request.min_score, request.filters,
-                  recent_params(store, request.recent), sync=sync, context=request.context)
+                  params, sync=sync, context=request.context)
     if request.sort == "date":
         hits[:] = sort_newest_first(hits)  # in place: what the search said of its index stays with it
     return hits

@@ -9,7 +9,6 @@ from ..base.jsonout import print_json
 from ..base.options import (COMMON_OPTS, EMBED_CHOICES, EMBED_SHOWN, FORCE_OPT, Opt, to_choice, to_folder,
                             to_positive_int, to_seconds)
 from ..text.params import DEFAULT_HALF_LIFE
-from ..base.display import elided
 from ..base.records import UsageError
 from ..search.ranking import ANSWER_CUT
 from ..search.results import gist, highlight
@@ -18,14 +17,19 @@ from ..text.tokenizer import tokenize
 
 def print_compact(hits, query):
     if not hits:
-        sys.stdout.write("No memories match %r.\n" % elided(query))
+        say_no_match(query)
     for hit in hits:
         sys.stdout.write("%s %s %.2f %s\n" % (hit.id, hit.date or "-", hit.score, gist(hit.snippet)))
 
 
+def say_no_match(query):
+    from ..base.display import elided  # (only then: a query's path imports no more than it needs)
+    sys.stdout.write("No memories match %r.\n" % elided(query))
+
+
 def print_hits(hits, query, colour):
     if not hits:
-        sys.stdout.write("No memories match %r.\n" % elided(query))
+        say_no_match(query)
         return
     qterms = set(tokenize(query))
     dim, bold, off = ("\033[2m", "\033[1m", "\033[0m") if colour else ("", "", "")

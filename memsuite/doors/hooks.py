@@ -257,7 +257,8 @@ def recall(root, prompt, held=(), skip_paths=(), budget=RECALL_TOKENS, cut=RECAL
     store = store or MemoryStore(root, backend=backend, warn=lambda msg: None)
 
     def search_with(turns):  # the prompt alone first: the index is brought up to date then
-        return run_search(store, search_request(query, limit=RECALL_HITS, context=turns), sync=own and not turns)
+        return run_search(store, search_request(query, limit=RECALL_HITS, context=turns), sync=own and not turns,
+                          feedback=False)  # (measured: the hook chose the same with it, a turn spares its time)
     try:
         picked, extra = recall_choice(search_with, store, query, context, cut, floor, skip_paths, held)
     finally:

@@ -115,39 +115,51 @@ def topic_terms_of(text):
             if not (len(t) == 1 and is_cjk(t)) and t not in weak and not is_filler(t)]
 
 
-def turn_weights(turns):
+def turn_weights(turns, weight=CONTEXT_WEIGHT):
     """{term: weight} over the last CONTEXT_TURNS turns, newest last: the latest turn's weigh
-    CONTEXT_WEIGHT (a user's) or that x ASSISTANT_SHARE, each turn back
+    weight (a user's) or that x ASSISTANT_SHARE, each turn back
     TURN_DECAY of the next; a term said several times keeps its best."""
     weights = {}
     for age, turn in enumerate(reversed(turns[-CONTEXT_TURNS:])):
-        w = CONTEXT_WEIGHT * TURN_DECAY ** age * (1.0 if turn.role == "user" else ASSISTANT_SHARE)
+        w = weight * TURN_DECAY ** age * (1.0 if turn.role == "user" else ASSISTANT_SHARE)
         for t in topic_terms_of(turn.text):
             weights[t] = max(weights.get(t, 0.0), w)
     return weights
 
 
 def context_weights(store, turns, own=()):
-    """({term: weight}, {term: document frequency}): the context's terms this
-    memory holds, not the prompt's own (`own`), not in more than
-    COMMON_SHARE of its chunks, the CONTEXT_TERMS weightiest by weight x idf."""
-    weights = {t: w for t, w in turn_weights(turns).items() if t not in own}
+    """({term: weight}, {term: document frequency}) of a conversation's
+    turns: kept_terms of their turn_weights."""
+    return kept_terms(store, turn_weights(turns), own)
+
+
+def kept_terms(store, weights, own=(), most=CONTEXT_TERMS):
+    """({term: weight}, {term: document frequency}): the terms of weights this
+    memory holds, not the query's own (`own`), not in more than
+    COMMON_SHARE of its chunks, the `most` weightiest by weight x idf."""
+    weights = {t: w for t, w in weights.items() if t not in own}
     if not weights:
         return {}, {}
     n_docs = store.chunk_count()
     dfs = store.doc_freqs(sorted(weights))
     kept = {t: w for t, w in weights.items() if dfs.get(t) and dfs[t] <= max(1, COMMON_SHARE * n_docs)}
-    ranked = sorted(kept, key=lambda t: (-kept[t] * math.log(1 + n_docs / dfs[t]), t))[:CONTEXT_TERMS]
+    ranked = sorted(kept, key=lambda t: (-kept[t] * math.log(1 + n_docs / dfs[t]), t))[:most]
     return {t: kept[t] for t in ranked}, {t: dfs[t] for t in ranked}
 
 
 def with_context(store, q, turns):
-    """An analysed query (ranking.Query) with its conversation's terms added:
-    they score and find candidates like a synonym does (weights below the
-    prompt's own, in `probe`), but are not its own words (not in `base`),
-    so a hit's score still says how much of the prompt it holds and is
-    raised by how much of the conversation it holds besides."""
-    weights, dfs = context_weights(store, turns, set(q.weights) | set(q.missing))
+    """An analysed query (ranking.Query) with its conversation's terms added
+    (with_terms)."""
+    return with_terms(q, context_weights(store, turns, set(q.weights) | set(q.missing)))
+
+
+def with_terms(q, kept):
+    """An analysed query with extra terms ({term: weight}, {term: df}, as
+    kept_terms gives them): they score and find candidates like a synonym
+    does (weights below the prompt's own, in `probe`), but are not its own
+    words (not in `base`), so a hit's score still says how much of the
+    prompt it holds and is raised by how much of the extra it holds besides."""
+    weights, dfs = kept
     if not weights:
         return q
     merged = dict(q.weights)

@@ -626,11 +626,40 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
         hits.stale, hits.checked = fresh
         return hits
     with store.snapshot():  # candidates and their text from one committed index
-        hits = _search(store, query, limit, mode, min_score, filters, params, context)
+        if params.feedback_docs and store.embedder is None and not context and not is_chat_turn(query, params):
+            hits = _with_feedback(store, query, limit, mode, min_score, filters, params)
+        else:
+            hits = _search(store, query, limit, mode, min_score, filters, params, context)
         answered = hits and hits[0].score >= ANSWER_CUT  # (measured: searching again then changed nothing)
         other = "" if answered else translated_query(store, query, params)  # a question in the other language
         return merge_passes(hits, _search(store, other, limit, mode, min_score, filters, params, context, True),
                             limit) if other else hits
+
+
+def _with_feedback(store, query, limit, mode, min_score, filters, params):
+    """A question searched, then, unless its best hit reaches the cut (or
+    nothing reaches the caller's min_score), again with its best hits'
+    words (search/feedback.py): the order of the search again, the first
+    search's scores, cut as asked (min_score, else the default floors)."""
+    from .feedback import with_first_scores
+    first = _search(store, query, max(limit, params.feedback_docs), mode, 0.0, filters, params)
+    top = first[0].score if first else 0.0
+    unsure = first and top < ANSWER_CUT and (min_score is None or top >= min_score)  # (else nothing would change)
+    again = _search(store, query, limit, mode, 0.0, filters, params, feedback=first) if unsure else None
+    if not again:
+        del first[limit:]
+    hits = with_first_scores(again or first, first)
+    hits[:] = [h for h in hits if h.score >= shown_floor(hits, min_score, first.evidence, params)]
+    return hits
+
+
+def shown_floor(hits, min_score, evidence, params):
+    """The least score shown: min_score, else by default score_floor (times
+    a chat turn's evidence) or relative_floor of the best hit, whichever is
+    higher (the noise beside a real answer)."""
+    if min_score is not None:
+        return min_score
+    return max(params.score_floor * evidence, params.relative_floor * hits[0].score) if hits else 0.0
 
 
 def semantic_share(store, query, params):
@@ -645,9 +674,15 @@ def semantic_share(store, query, params):
     return params.semantic_weight
 
 
-def _search(store, query, limit, mode, min_score, filters, params, context=None, translation=False):
+def _search(store, query, limit, mode, min_score, filters, params, context=None, translation=False, feedback=None):
     asked = asked_dates(query, lazy_today(filters.today if filters else None))
-    q = analyse_query(store, query, params, context)  # its relative dates stay words too: 'last year' meets 'last year we...'
+    # its relative dates stay words too: 'last year' meets 'last year we...'; asked_q is the question as asked
+    # (its marks, the gate's): the first search's when this one adds its best hits' words (search/feedback.py)
+    asked_q = q = feedback.analysed if feedback else analyse_query(store, query, params, context)
+    if feedback:
+        from .context import with_terms
+        from .feedback import feedback_terms
+        q = with_terms(q, feedback_terms(store, feedback, set(q.weights) | set(q.missing), params))
     channels = ["keyword"] + (["vector"] if mode != "keyword" else [])
     share = semantic_share(store, query, params) if store.embedder is not None and mode == "hybrid" else 0.0
     lexical = q.probe or q.unknown or q.prefixes
@@ -709,11 +744,11 @@ def _search(store, query, limit, mode, min_score, filters, params, context=None,
 
     hits = _passages(order, rows, merged, keyword, vector, params, min_score or 0.0, semantic)
     if min_score is None and hits:
-        floor = max(params.score_floor * evidence, params.relative_floor * hits[0].score)  # the same hits shown
+        floor = shown_floor(hits, None, evidence, params)  # the same hits shown
         hits = [h for h in hits if h.score >= floor]
     if params.spread_share < 1.0 and long_prompt:
         hits = spread_files(hits, params.spread_share)
-    qterms = set(q.weights)
+    qterms = set(asked_q.weights)
     hits = hits[:limit]
     shown = {h.path for h in hits}  # the lines a snippet reads, with their units as stored
     analysed = {line: units for r in rows.values() if r.path in shown
@@ -721,7 +756,7 @@ def _search(store, query, limit, mode, min_score, filters, params, context=None,
     hits = [h._replace(snippet=make_snippet(h.text, qterms, analysed=analysed)) for h in hits]
     out = Hits(hits, channels, [h.id for h in hits if (h.path, h.score) in repeats],
                _hit_ids(hits, {rows[old]: rows[new] for old, new in earlier.items()}))
-    out.evidence, out.analysed = evidence, q
+    out.evidence, out.analysed = evidence, asked_q
     out.ranked = (order, merged, rows)  # the order the rules gave, and the features of each candidate, on demand
     out.features = lambda: candidate_features(q, candidates, keyword, vector, context=query_context(
         query, q, asked, long_prompt, bound, avg_length))
