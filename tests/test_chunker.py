@@ -88,7 +88,8 @@ class ChunkLineRangesTest(unittest.TestCase):
         chunks = ms.chunk_markdown("p.md", text)
         self.assertEqual([(c.start_line, c.end_line, c.heading) for c in chunks], [(5, 7, "王芳")])
         self.assertNotIn("aliases", " ".join(c.text for c in chunks))
-        for text in ("# Title\n---\nnot: front matter\n---\n", "---\nno end to it\n\n- a line\n"):
+        for text in ("# Title\n---\nnot: front matter\n---\n", "---\nno end to it\n\n- a line\n",
+                     "---\nA rule over a paragraph, then another rule\n---\n"):
             self.assertIn("---", " ".join(c.text for c in ms.chunk_markdown("p.md", text)), text)
 
     def test_citation_format(self):

@@ -1,6 +1,8 @@
 """Markdown lines: line breaks kept exact, headings, private blocks masked,
 and the lines an index reads (no front matter)."""
 
+import re
+
 from ..base.patterns import pattern
 
 
@@ -48,6 +50,7 @@ def unclosed_private(text):
 
 
 FRONT_MATTER_LINES = 60  # a YAML block longer than this at a file's top is taken for text
+_YAML_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:(?:\s|$)")  # its first line (a rule '---' over text is no front matter)
 
 
 def indexed_lines(text):
@@ -57,7 +60,7 @@ def indexed_lines(text):
     says (a snippet 'aliases: [Wang Fang] ---' answered where she lives).
     Line numbers stay exact."""
     lines = split_lines(mask_private(text))
-    if lines and lines[0].lstrip("\ufeff").rstrip() == "---":
+    if len(lines) > 1 and lines[0].lstrip("\ufeff").rstrip() == "---" and _YAML_KEY.match(lines[1]):
         end = next((i for i, line in enumerate(lines[1:FRONT_MATTER_LINES + 1], 1)
                     if line.rstrip() in ("---", "...")), None)
         if end is not None:
