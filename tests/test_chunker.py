@@ -84,12 +84,13 @@ class ChunkLineRangesTest(unittest.TestCase):
         self.assertEqual(chunks[-1].end_line, 4)
 
     def test_front_matter_is_not_indexed_but_lines_keep_their_numbers(self):
-        text = "---\naliases: [Wang Fang]\ndate: 2026-11-06\n---\n# 王芳\n\n- lives in Hangzhou\n"
+        text = "---\naliases: [Wang Fang]\ntags:\n  - friend\n- design\ndate: 2026-11-06\n---\n# 王芳\n\n- lives in Hangzhou\n"
         chunks = ms.chunk_markdown("p.md", text)
-        self.assertEqual([(c.start_line, c.end_line, c.heading) for c in chunks], [(5, 7, "王芳")])
+        self.assertEqual([(c.start_line, c.end_line, c.heading) for c in chunks], [(8, 10, "王芳")])
         self.assertNotIn("aliases", " ".join(c.text for c in chunks))
         for text in ("# Title\n---\nnot: front matter\n---\n", "---\nno end to it\n\n- a line\n",
-                     "---\nA rule over a paragraph, then another rule\n---\n"):
+                     "---\nA rule over a paragraph, then another rule\n---\n",
+                     "---\nUpdate: moving day went fine.\n\nWang Fang moved to Hangzhou.\n\n---\n"):
             self.assertIn("---", " ".join(c.text for c in ms.chunk_markdown("p.md", text)), text)
 
     def test_citation_format(self):

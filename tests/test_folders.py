@@ -431,13 +431,14 @@ class FolderEdgeCasesTest(TempMemory):
         two encodings in one file, so add refuses and the file is unchanged;
         a UTF-8 note with one stray bad byte still takes it."""
         others = {"gbk.md": "# 旧笔记\n\n- 年会在三亚\n".encode("gb18030"),
-                  "utf16.md": "# Notes\n".encode("utf-16"), "latin.md": b"# Notes\n\n- caf\xe9\n"}
+                  "utf16.md": "# Notes\n".encode("utf-16"), "latin.md": b"# Notes\n\n- caf\xe9\n",
+                  "big5.md": "# 筆記\n\n- 年會在台北舉行\n".encode("big5")}
         for name, data in others.items():
             with open(os.path.join(self.dir, name), "wb") as f:
                 f.write(data)
             with self.assertRaises(ms.StoreError) as caught:
                 ms.append_memory(self.dir, "年会改到海口", path=name)
-            self.assertIn("iconv", str(caught.exception))
+            self.assertIn("iconv -f", str(caught.exception))
             with open(os.path.join(self.dir, name), "rb") as f:
                 self.assertEqual(f.read(), data, name)
         with open(os.path.join(self.dir, "stray.md"), "wb") as f:

@@ -76,7 +76,7 @@ def run_search(store, request, sync=True, feedback=True):
     feedback=False: an unsure question is not searched again with its best
     hits' words (search/feedback.py)."""
     params = recent_params(store, request.recent)
-    params = params if feedback else params._replace(feedback_docs=0)
+    params = params if feedback and not request.explain else params._replace(feedback_docs=0)  # (explain: one search)
     hits = search(store, request.query, request.limit, request.mode, request.min_score, request.filters,
                   params, sync=sync, context=request.context)
     if request.sort == "date":

@@ -15,7 +15,7 @@ from ..base.fileio import FileLock, write_bytes_atomic
 from ..text.markdown import is_heading, split_lines, unclosed_private
 from ..base.patterns import pattern
 from ..base.records import StoreError, UsageError, record
-from .sources import (NO_MEMORY_FOLDER, single_byte, check_memory_path, encoding_fix, encoding_issue,
+from .sources import (NO_MEMORY_FOLDER, check_memory_path, encoding_fix, encoding_issue,
                       is_suite_folder, locate_index_dir)
 
 
@@ -176,17 +176,28 @@ def _old_lines(rel, full, old):
 
 
 def _check_encoding(rel, full, old):
-    """StoreError for a note in another encoding (GBK, UTF-16, Windows-1252)
-    or not text: nothing is written to it.  A UTF-8 note with a stray bad
+    """StoreError for a note in another encoding (GBK, UTF-16, Big5,
+    Shift-JIS, Windows-1252) or not text: nothing is written to it.  A UTF-8 note with a stray bad
     byte takes the note (UTF-8 added to UTF-8 mixes nothing)."""
     issue = encoding_issue(old)
-    if issue is None or issue == "invalid-utf8" and not single_byte(full):
+    if issue is None or issue == "invalid-utf8" and _mostly_utf8(old):
         return
     if issue == "binary":
         raise StoreError("%s is not a text file; nothing was added to it" % rel)
-    fix = encoding_fix(full, issue) or "save it again as UTF-8"
+    how = ("it " + encoding_fix(full, issue) if issue in ("gbk", "utf-16") else
+           "save it again as UTF-8 in the editor that wrote it, or convert it: iconv -f <its encoding> -t UTF-8")
     raise StoreError("%s is not UTF-8 text, so nothing was added (a note in UTF-8 would mix two encodings "
-                     "in one file); it %s" % (rel, fix.replace("it looks like", "looks like", 1)))
+                     "in one file); %s" % (rel, how))
+
+
+def _mostly_utf8(data):
+    """Whether bytes that are not all UTF-8 are UTF-8 but for a stray byte or
+    two: nearly all of their characters above ASCII decode (Big5, Shift-JIS
+    and Windows-1252 text decodes to replacement characters throughout)."""
+    text = data.decode("utf-8", "replace")
+    bad = text.count("\ufffd")
+    good = sum(1 for c in text if ord(c) > 127) - bad
+    return bad <= max(2, 0.02 * good) and good >= 2 * bad
 
 
 def _newline(old):

@@ -388,7 +388,7 @@ def discover(root, index_dir=None, folders=None):
     suite = os.path.realpath(SUITE_DIR)
     rule = FolderRule(root)
     root_prefix = root.rstrip(os.sep) + os.sep
-    links = {}  # a symlinked note: {rel: (device, inode) of its target}
+    links, inodes = set(), {}  # the symlinked notes; {rel: (device, inode) of the file read}
     stack = [(root, "")]
     while stack:
         folder, prefix = stack.pop()
@@ -429,25 +429,26 @@ def discover(root, index_dir=None, folders=None):
                 continue
             if stat_mod.S_ISREG(st.st_mode):  # tuple.__new__: a record's checks cost ~2 ms over 4,000 files
                 files.append(_new_record(SourceFile, (rel, entry.path, st.st_size, st.st_mtime_ns)))
+                inodes[rel] = (st.st_dev, st.st_ino)
                 if entry.is_symlink():
-                    links[rel] = (st.st_dev, st.st_ino)
+                    links.add(rel)
         stack.extend(reversed(subfolders))
-    return _without_linked_twice(files, links), problems
+    return _without_linked_twice(files, links, inodes), problems
 
 
-def _without_linked_twice(files, links):
-    """files without a symlink {rel: (device, inode)} to a note found under
-    its own name or through an earlier link: one note, indexed and cited
-    once, under its own name."""
+def _without_linked_twice(files, links, inodes):
+    """files without a symlink (links) to a note found under its own name or
+    through an earlier link (inodes: {rel: (device, inode)}): one note,
+    indexed and cited once, under its own name."""
     if not links:
         return files
-    seen = {(st.st_dev, st.st_ino) for st in (os.stat(f.abspath) for f in files if f.path not in links)}
+    seen = {inodes[f.path] for f in files if f.path not in links}
     kept = []
     for f in files:
         if f.path in links:
-            if links[f.path] in seen:
+            if inodes[f.path] in seen:
                 continue
-            seen.add(links[f.path])
+            seen.add(inodes[f.path])
         kept.append(f)
     return kept
 

@@ -90,8 +90,8 @@ def says_who(name):
                             if not line.lstrip().startswith("#"))
 
 
-_NOW = (r"\b(?:now|nowadays|currently|current|these days|still|anymore|any more|at the moment)\b"
-        r"|现在|目前|如今|而家|依家|宜家|眼下|当前|这阵子")
+_NOW = (r"\b(?:now|nowadays|currently|current|these days|still|anymore|at the moment)\b"
+        r"|现在|目前|如今|而家|依家|眼下|当前|这阵子")  # (not 宜家: IKEA as often as "now")
 
 
 def asks_now(query):

@@ -626,7 +626,8 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
         hits.stale, hits.checked = fresh
         return hits
     with store.snapshot():  # candidates and their text from one committed index
-        if params.feedback_docs and store.embedder is None and not context and not is_chat_turn(query, params):
+        if (params.feedback_docs and min_score is None and store.embedder is None and not context
+                and not is_chat_turn(query, params)):  # (a caller's cut is on each hit's own score)
             hits = _with_feedback(store, query, limit, mode, min_score, filters, params)
         else:
             hits = _search(store, query, limit, mode, min_score, filters, params, context)
@@ -637,18 +638,20 @@ def search(store, query, limit=DEFAULT_LIMIT, mode="hybrid", min_score=None, fil
 
 
 def _with_feedback(store, query, limit, mode, min_score, filters, params):
-    """A question searched, then, unless its best hit reaches the cut (or
-    nothing reaches the caller's min_score), again with its best hits'
-    words (search/feedback.py): the order of the search again, the first
-    search's scores, cut as asked (min_score, else the default floors)."""
+    """A question searched (min_score None: the default floors), then,
+    unless its best hit reaches the cut, again with its best hits' words
+    (search/feedback.py): the order of the search again, the first search's
+    scores, under the same floors."""
     from .feedback import with_first_scores
-    first = _search(store, query, max(limit, params.feedback_docs), mode, 0.0, filters, params)
-    top = first[0].score if first else 0.0
-    unsure = first and top < ANSWER_CUT and (min_score is None or top >= min_score)  # (else nothing would change)
-    again = _search(store, query, limit, mode, 0.0, filters, params, feedback=first) if unsure else None
+    first = _search(store, query, max(limit, params.feedback_docs), mode, min_score, filters, params)
+    if not first or first[0].score >= ANSWER_CUT:
+        del first[limit:]
+        return first
+    again = _search(store, query, limit, mode, 0.0, filters, params, feedback=first)
     if not again:
         del first[limit:]
-    hits = with_first_scores(again or first, first)
+        return first
+    hits = with_first_scores(again, first)
     hits[:] = [h for h in hits if h.score >= shown_floor(hits, min_score, first.evidence, params)]
     return hits
 

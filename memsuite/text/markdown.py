@@ -51,6 +51,7 @@ def unclosed_private(text):
 
 FRONT_MATTER_LINES = 60  # a YAML block longer than this at a file's top is taken for text
 _YAML_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:(?:\s|$)")  # its first line (a rule '---' over text is no front matter)
+_YAML_LINE = re.compile(r"^(?:[A-Za-z_][\w-]*\s*:(?:\s|$)|\s+\S|-\s)")  # each line: a key, more of one, a list item
 
 
 def indexed_lines(text):
@@ -63,7 +64,7 @@ def indexed_lines(text):
     if len(lines) > 1 and lines[0].lstrip("\ufeff").rstrip() == "---" and _YAML_KEY.match(lines[1]):
         end = next((i for i, line in enumerate(lines[1:FRONT_MATTER_LINES + 1], 1)
                     if line.rstrip() in ("---", "...")), None)
-        if end is not None:
+        if end is not None and all(_YAML_LINE.match(line) for line in lines[1:end] if line.strip()):
             lines[:end + 1] = [""] * (end + 1)
     return lines
 
