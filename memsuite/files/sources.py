@@ -316,7 +316,7 @@ def encoding_fix(path, issue):
     read as UTF-8's letters (a single-byte encoding: café in Windows-1252)."""
     quoted = "'%s'" % path.replace("'", "'\\''")
     if issue == "invalid-utf8":
-        if not single_byte(path):
+        if not _single_byte(path):
             return "save it again as UTF-8"
         return ("it looks like Windows-1252 (Latin-1), whose accented letters search cannot find; "
                 "convert it: iconv -f WINDOWS-1252 -t UTF-8 %s > converted.md && mv converted.md %s" % (quoted, quoted))
@@ -327,7 +327,7 @@ def encoding_fix(path, issue):
             "converted.md && mv converted.md %s" % (name, iconv, quoted, quoted))
 
 
-def single_byte(path):
+def _single_byte(path):
     """Whether a file's bytes above ASCII never form a UTF-8 character."""
     try:
         with open(path, "rb") as f:
