@@ -58,7 +58,7 @@ class ChangedLaterTest(TempMemory):
 class AskedNowTest(TempMemory):
     """A question asking how things stand now (now, still, 现在, 而家) lets a
     later note saying otherwise rank first from further below
-    (supersede_now_share); another question only from a near tie."""
+    (supersede_sure_share); another question only from a near tie."""
 
     def test_now_questions_in_both_languages_and_cantonese(self):
         for query in ("Who's my manager now?", "Do I still have my afternoon latte?", "我现在每个月房租多少？",
@@ -75,12 +75,38 @@ class AskedNowTest(TempMemory):
         store = memory_store.MemoryStore(self.dir)
         self.addCleanup(store.close)
         store.sync()
-        params = store.params._replace(supersede_share=0.99, supersede_now_share=0.3)
+        params = store.params._replace(supersede_share=0.99, supersede_sure_share=0.3)
         then = memory_search.search(store, "staging server port", min_score=0, params=params)
         self.assertEqual(then[0].path, "MEMORY.md", [(h.path, h.score) for h in then])  # not a near tie
         now = memory_search.search(store, "staging server port now", min_score=0, params=params)
         self.assertEqual(now[0].path, "memory/2026-04-09.md", [(h.path, h.score) for h in now])
         self.assertIn(next(h.id for h in now if h.path == "MEMORY.md"), now.earlier)
+
+
+class RestatedTest(TempMemory):
+    """A later note naming the earlier value beside its new one ("port 8443
+    is gone, use 9710") says the thing changed: it ranks first from within
+    supersede_sure_share, as a now-question's later note does; one giving
+    only the new value needs a near tie (supersede_share)."""
+
+    def ranked(self, note):
+        self.write("MEMORY.md", "# Long-term\n\n## Work\n- Staging server: port 8443 behind the proxy, the staging "
+                   "server's config in ops/staging.toml.\n")
+        self.write("memory/2026-04-09.md", "# 2026-04-09\n\n## Work\n- " + note + "\n")
+        store = memory_store.MemoryStore(self.dir)
+        self.addCleanup(store.close)
+        store.sync()
+        params = store.params._replace(supersede_share=0.99, supersede_sure_share=0.3)
+        return memory_search.search(store, "staging server port", min_score=0, params=params)
+
+    def test_a_later_note_naming_the_old_value_ranks_first(self):
+        hits = self.ranked("The staging server moved off port 8443 to 9710 today; the proxy forwards it.")
+        self.assertEqual(hits[0].path, "memory/2026-04-09.md", [(h.path, h.score) for h in hits])
+        self.assertIn(next(h.id for h in hits if h.path == "MEMORY.md"), hits.earlier)
+
+    def test_one_giving_only_the_new_value_needs_a_near_tie(self):
+        hits = self.ranked("The staging server moved to port 9710 today; the proxy forwards it.")
+        self.assertEqual(hits[0].path, "MEMORY.md", [(h.path, h.score) for h in hits])
 
 
 class FrameWordTest(TempMemory):

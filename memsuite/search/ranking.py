@@ -732,8 +732,7 @@ def _search(store, query, limit, mode, min_score, filters, params, context=None,
     earlier = {}
     if mode == "hybrid" and params.supersede_share < 1.0:  # the newest statement of a fact first
         now = not long_prompt and asks_now(query)  # (how things stand now: the newest statement answers)
-        share = params.supersede_now_share if now else params.supersede_share
-        order, earlier = newest_first(order, candidates, merged, q, params, share)
+        order, earlier = newest_first(order, candidates, merged, q, params, now)
     repeats = set()
     if params.duplicate_share < 1.0:  # near-duplicate suppression (results.py)
         order, repeats = demote_duplicates(order, candidates, merged, q, params, min_score)

@@ -24,15 +24,17 @@ SAME_LINE = 0.25
 NO_FACTS = (frozenset(), frozenset(), 0)
 
 
-def newest_first(order, candidates, merged, query, params, share=None):
+def newest_first(order, candidates, merged, query, params, now=False):
     """(order, {older key: newest key saying otherwise}): among the best
     rerank_depth hits, a later hit holding every content word of the query
-    an earlier one holds, within share (supersede_share) of its score, and saying
+    an earlier one holds, within supersede_share of its score, and saying
     something else about them, ranks above it; so does each later one of a
-    chain (Monday 10:00, moved to Wednesday 14:00, then to Friday).  Scores
-    stay in rank order: the i-th hit takes the i-th best score.  An undated
-    note (MEMORY.md) is earlier than any dated one."""
-    share = params.supersede_share if share is None else share
+    chain (Monday 10:00, moved to Wednesday 14:00, then to Friday).  When the
+    change is sure, from within supersede_sure_share: the question asks how
+    things stand now (now), or the later hit names the earlier value beside
+    its new one (旧号 139..., 新号 138...; moved from Monday to Wednesday).
+    Scores stay in rank order: the i-th hit takes the i-th best score.  An
+    undated note (MEMORY.md) is earlier than any dated one."""
     top = order[:params.rerank_depth]
     words = {t for t in query.base if query.weights.get(t, 0) >= 1.0 and len(t) > 1}
     held = {k: {t for t in words if candidates[k].body.get(t) or candidates[k].head.get(t)} for k in top}
@@ -52,14 +54,18 @@ def newest_first(order, candidates, merged, query, params, share=None):
             facts[key, words] = _facts(lines[key], words, set(candidates[key].head))
         return facts[key, words]
     rows = {k: c.row for k, c in candidates.items()}
+
+    def near(old, new, words):  # a later hit near enough the earlier's score
+        sure = now or (has_time(new) and _restates(about(old, words), [line for line, _ in _lines_about(
+            lines.setdefault(new, _tokenized_lines(candidates[new].row)), words, set(candidates[new].head))[0]]))
+        return merged[new] >= (params.supersede_sure_share if sure else params.supersede_share) * merged[old]
     newer = {}  # older key: [the later keys saying otherwise]
     for old in top:
         words = frozenset(held[old])
         if not words - query.frame or not has_time(old):
             continue  # (a frame word alone, phone, is no thing in common: Wang Fang's phone and Zhang Wei's)
         newer[old] = [new for new in top if _later(rows[new], rows[old]) and words <= held[new]
-                      and merged[new] >= share * merged[old]
-                      and _differs(about(old, words), about(new, words))]
+                      and near(old, new, words) and _differs(about(old, words), about(new, words))]
     newer = {old: keys for old, keys in newer.items() if keys}
     if not newer:
         return order, {}
@@ -85,6 +91,17 @@ def _below_the_newer(top, newer):
         if not moved:
             break
     return ranked
+
+
+def _restates(old, lines):
+    """Whether a line of a later hit's (_lines_about) names an earlier text's
+    value (_facts) beside a new one of the same kind: it says the thing
+    changed (旧号 139..., 新号 138...; moved from Monday to Wednesday).
+    Within one line, and not a clock time or part of the day (a log's lines
+    open with their times; another event at 9:00 is no restatement)."""
+    before = old[0]
+    return bool(before) and any(after[k] & before[k] and after[k] - before[k] for after in map(_values, lines)
+                                for k in before.keys() & after.keys() - _COMMON)
 
 
 def _later(new, old):
@@ -163,6 +180,7 @@ def _disagree(before, after):
     return any(after[kind] - before[kind] for kind in before.keys() & after.keys())
 
 
+_COMMON = {"clock", "day part"}  # values many lines share
 _KINDS = (("clock", r"\d:\d\d|\d(?:am|pm)$|点$"), ("weekday", r"^(?:[周星期礼拜]|mon|tue|wed|thu|fri|sat|sun)"),
           ("date", r"\d{4}-\d\d-\d\d|[年月日号]$|^[a-z]+\.? \d"), ("day part", r"午$|^[早晚凌]"))
 # A currency says how much, not of what: two amounts in RMB are not two statements of one thing.

@@ -34,7 +34,8 @@ _PARAM_DEFAULTS = [
     ("duplicate_similarity", 0.8),  # ...a line repeats another at this Jaccard similarity of their terms
     ("supersede_share", 0.95),   # a later note saying otherwise about the same words, within this share
                                  # of an earlier one's score, ranks above it (1.0: off; supersede.py)...
-    ("supersede_now_share", 0.8),   # ...within this share for a question asking how things stand now
+    ("supersede_sure_share", 0.8),  # ...within this share when the change is sure: the question asks how
+                                    # things stand now, or the later note names the earlier value beside a new one
     ("feedback_docs", 3),        # an unsure question is searched again with its best hits' words (0: off; feedback.py)...
     ("feedback_weight", 0.15),   # ...the best hit's weighing this much beside the question's own 1.0...
     ("feedback_terms", 10),      # ...at most this many of them (only when its best hit is under the cut)
