@@ -205,6 +205,10 @@ class FuzzQueriesTest(TempMemory):
             if not q.strip():
                 self.assertEqual(code, 2)
                 continue
+            if any("\ud800" <= c <= "\udfff" for c in q):  # bytes that are not UTF-8, as argv carries them
+                self.assertEqual((code, len(err.getvalue().splitlines())), (2, 1), repr(q))
+                self.assertIn("not valid UTF-8", err.getvalue())
+                continue
             self.assertEqual(code, 0, (repr(q), err.getvalue()))
             self.assertIn("results", json.loads(out.getvalue()))
 

@@ -124,6 +124,15 @@ class BoundedQueryTest(TempMemory):
         code, out, err = run(memory_search.main, "--dir", self.dir, "OpenClaw " + "a" * (MAX_QUERY_CHARS - 9))
         self.assertEqual(code, 0, err)
 
+    def test_a_query_in_another_encoding_is_refused_in_one_line(self):
+        """Bytes that are not UTF-8 reach argv as lone surrogates: no note can
+        match them, so saying "No memories match" would mislead."""
+        code, out, err = run(memory_search.main, "--dir", self.dir, b"caf\xe9".decode("utf-8", "surrogateescape"))
+        self.assertEqual(code, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("not valid UTF-8", err)
+        self.assertNotIn("No memories match", out)
+
     def test_mcp_refuses_it_the_same_way(self):
         from test_agents import McpClient
         client = McpClient(self, self.dir)

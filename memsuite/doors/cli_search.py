@@ -167,8 +167,17 @@ def read_context(path):
     return turns_from_lines(text)
 
 
+def query_of(words):
+    """The query the shell passed, refused when it holds bytes that are not
+    UTF-8 (a terminal in another encoding): nothing could match them."""
+    query = " ".join(words)
+    if any("\ud800" <= c <= "\udfff" for c in query):
+        raise UsageError("the query holds bytes that are not valid UTF-8; set the terminal's encoding to UTF-8")
+    return query
+
+
 def cmd_search(args):
-    request = search_request(" ".join(args.words), args.limit, args.mode, args.min_score, args.since, args.until,
+    request = search_request(query_of(args.words), args.limit, args.mode, args.min_score, args.since, args.until,
                              args.path, args.dated_only, args.source, args.sort, args.recent, args.half_life,
                              args.compact, args.explain, args.today, read_context(args.context_file))
     with embedding_store(args) as store:
