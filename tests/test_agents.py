@@ -116,6 +116,8 @@ class McpServerTest(TempMemory):
         for tool in tools.values():
             self.assertEqual(tool["inputSchema"]["type"], "object")
             self.assertIn("readOnlyHint", tool["annotations"])
+            for key, spec in tool["inputSchema"]["properties"].items():  # an agent reads only the schema
+                self.assertTrue(spec.get("description"), (tool["name"], key))
         self.assertFalse(tools["memory_add"]["annotations"]["readOnlyHint"])
         self.assertTrue(tools["memory_search"]["annotations"]["readOnlyHint"])
 
@@ -171,7 +173,8 @@ class McpServerTest(TempMemory):
         for tool, arguments, says in (("memory_get", {"path": "../../etc/passwd"}, "outside"),
                                       ("memory_add", {"text": "   "}, "empty"),
                                       ("memory_add", {"text": "x", "file": "../x.md"}, "outside"),
-                                      ("memory_entity", {"name": "nobody-at-all"}, "unknown entity")):
+                                      ("memory_entity", {"name": "nobody-at-all"}, "unknown entity"),
+                                      ("memory_get", {"id": "MEMORY.md:1-2"}, "unknown argument: id (known: from,")):
             result = client.call(tool, **arguments)
             self.assertTrue(result["isError"], (tool, result))
             self.assertIn(says, result["content"][0]["text"])

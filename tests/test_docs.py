@@ -155,6 +155,16 @@ class McpToolsDocumentedTest(TempMemory):
         for tool in tools:
             with self.subTest(tool=tool):
                 self.assertTrue(mentions(prose, tool), "MCP tool %s is in no page of README.md or docs/" % tool)
+        with open(os.path.join(DOCS, "agents.md"), encoding="utf-8") as f:
+            table = {m.group(1): (m.group(2), m.group(3)) for m in
+                     re.finditer(r"^\| `(memory_\w+)` \|([^|]*)\|([^|]*)\|$", f.read(), re.M)}
+        for tool in answers[2]["result"]["tools"]:  # docs/agents.md's table of arguments
+            with self.subTest(arguments=tool["name"]):
+                required, optional = (set(re.findall(r"`(\w+)`", re.sub(r"\(.*?\)", "", cell)))
+                                      for cell in table[tool["name"]])  # (what a bracket says is not an argument)
+                schema = tool["inputSchema"]
+                self.assertEqual(required, set(schema["required"]))
+                self.assertEqual(optional, set(schema["properties"]) - set(schema["required"]))
 
 
 class LinksTest(unittest.TestCase):

@@ -24,8 +24,10 @@ from ..text.tokenizer import MAX_QUERY_CHARS
 MCP_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 SERVER_VERSION = "1.0.0"
 _STRING = {"type": "string"}
-_QUERY = dict(_STRING, maxLength=MAX_QUERY_CHARS)  # longer is refused, as by the CLI
-_LIMIT = {"type": "integer", "minimum": 1, "maximum": 50}
+_QUERY = dict(_STRING, maxLength=MAX_QUERY_CHARS,  # longer is refused, as by the CLI
+              description="what to find, in the user's words (Chinese, English or both)")
+_LIMIT = {"type": "integer", "minimum": 1, "maximum": 50, "description": "how many results at most"}
+_CITATION = "a hit's id or citation (memory/2026-02-20.md:1-7), a chunk id (file.md#2) or a file"
 
 
 def _tool(name, title, description, properties, required=(), read_only=True, idempotent=True):
@@ -45,9 +47,13 @@ MCP_TOOLS = [
            "until": dict(_STRING, description="YYYY-MM-DD"), "path": dict(_STRING, description="glob or folder"),
            "today": dict(_STRING, description="YYYY-MM-DD: the day relative dates in the query (yesterday, "
                                               "上周三, last week) are read against; default MEMORY_TODAY or the clock's"),
-           "min_score": {"type": "number", "minimum": 0, "maximum": 1},
-           "mode": {"type": "string", "enum": list(MODES)}, "compact": {"type": "boolean"},
-           "sort": {"type": "string", "enum": ["score", "date"]},
+           "min_score": {"type": "number", "minimum": 0, "maximum": 1,
+                         "description": "leave out hits scoring under this (0.4 drops partial matches)"},
+           "mode": {"type": "string", "enum": list(MODES), "description": "hybrid (default), keyword (BM25) or "
+                                                                         "vector (TF-IDF)"},
+           "compact": {"type": "boolean", "description": "one short line per hit"},
+           "sort": {"type": "string", "enum": ["score", "date"], "description": "score (default) or date, newest "
+                                                                               "first"},
            "recent": dict({"type": "boolean"}, description="prefer newer notes (half-life 30 days; off by default): "
                                                            "use when a fact may have changed"),
            "half_life": dict({"type": "number", "exclusiveMinimum": 0, "maximum": 36500},
@@ -59,29 +65,36 @@ MCP_TOOLS = [
                                                 "beside the query's, below them")}, ["query"]),
     _tool("memory_get", "Read memory lines",
           "Read the lines a citation names (memory/2026-02-20.md:1-7), or part of a memory file.",
-          {"path": dict(_STRING, description="a citation, a chunk id (file.md#2) or a file"),
-           "from": {"type": "integer", "minimum": 1}, "lines": {"type": "integer", "minimum": 1}}, ["path"]),
+          {"path": dict(_STRING, description=_CITATION),
+           "from": {"type": "integer", "minimum": 1, "description": "the first line to read (with a file)"},
+           "lines": {"type": "integer", "minimum": 1, "description": "how many lines to read"}}, ["path"]),
     _tool("memory_add", "Add a memory",
           "Append a note to today's daily log (or to a named memory file); returns its citation "
           "and the heading it landed under.",
-          {"text": _STRING, "heading": _STRING, "tags": {"type": "array", "items": _STRING},
+          {"text": dict(_STRING, description="the note, one line or Markdown lines"),
+           "heading": dict(_STRING, description="the section to put it under (default: the end of the log)"),
+           "tags": {"type": "array", "items": _STRING, "description": "#tags to add, one word each"},
            "file": dict(_STRING, description="a memory file inside the folder, e.g. MEMORY.md"),
            "request": dict(_STRING, description="a key for this note: a retry with the same key "
                                                 "writes nothing and returns the first answer")},
           ["text"], read_only=False, idempotent=False),
     _tool("memory_related", "Related memories",
           "Memories that share people, projects or terms with a citation, chunk or file.",
-          {"target": _STRING, "limit": _LIMIT}, ["target"]),
+          {"target": dict(_STRING, description=_CITATION), "limit": _LIMIT}, ["target"]),
     _tool("memory_entity", "Entity",
           "Where an entity (a person, project, term, #tag, URL...) appears, newest first, and what it "
-          "appears with.", {"name": _STRING, "limit": _LIMIT}, ["name"]),
+          "appears with.", {"name": dict(_STRING, description="the entity as written: OpenClaw, 王芳, #travel"),
+                           "limit": _LIMIT}, ["name"]),
     _tool("memory_timeline", "Timeline",
           "What happened around a memory (a citation) or a date (YYYY-MM-DD), oldest first.",
-          {"anchor": _STRING, "before": {"type": "integer", "minimum": 0, "maximum": 50},
-           "after": {"type": "integer", "minimum": 0, "maximum": 50}}, ["anchor"]),
+          {"anchor": dict(_STRING, description=_CITATION + ", or a date (YYYY-MM-DD)"),
+           "before": {"type": "integer", "minimum": 0, "maximum": 50, "description": "memories before it"},
+           "after": {"type": "integer", "minimum": 0, "maximum": 50, "description": "memories after it"}},
+          ["anchor"]),
     _tool("memory_context", "Context pack",
           "The best passages for a query as one Markdown block within a token budget.",
-          {"query": _QUERY, "budget": {"type": "integer", "minimum": 50, "maximum": 32000}}, ["query"]),
+          {"query": _QUERY, "budget": {"type": "integer", "minimum": 50, "maximum": 32000,
+                                       "description": "tokens at most (default 1500)"}}, ["query"]),
     _tool("memory_status", "Memory status", "The index's state: folder, files, chunks, what is stale.", {}),
 ]
 
@@ -234,13 +247,14 @@ def _check_arguments(schema, arguments):
     """The subset of JSON Schema the tools use: required, types, enums, bounds
     (the values the command layer has a rule for are left to it)."""
     properties = schema["properties"]
+    for key in arguments:  # (first: an argument under another name is named, not only the one missing)
+        if key not in properties:
+            raise ToolError("unknown argument: %s (known: %s)" % (key, ", ".join(sorted(properties)) or "none"))
     for key in schema["required"]:
         if key not in arguments:
             raise ToolError("missing argument: %s" % key)
     for key, value in arguments.items():
-        spec = properties.get(key)
-        if spec is None:
-            raise ToolError("unknown argument: %s (known: %s)" % (key, ", ".join(sorted(properties)) or "none"))
+        spec = properties[key]
         kind = _JSON_TYPES[spec["type"]]
         if not isinstance(value, kind) or (spec["type"] in ("integer", "number") and isinstance(value, bool)) \
                 or (spec["type"] == "number" and value != value):
