@@ -12,7 +12,7 @@ from ..text.tokenizer import STOPWORDS
 
 # Bump when extract_entities changes what it finds: the stored mentions are
 # then extracted again.
-EXTRACTOR_VERSION = 9  # 9: more secret shapes redacted, <private> nested; 8: the folder's defined names, fewer fragments; 7: secrets redacted first; 6: names seldom seen apart, numeronyms, a folder's own two-character words
+EXTRACTOR_VERSION = 10  # 10: a name after a title (Dr. Lin); 9: more secret shapes redacted, <private> nested; 8: the folder's defined names, fewer fragments; 7: secrets redacted first; 6: names seldom seen apart, numeronyms, a folder's own two-character words
 
 # Extraction
 
@@ -65,10 +65,12 @@ def _re():
             place_suffix=re.compile("(?=[" + cjk + "]{2}(" + PLACE_SUFFIXES + "))"),
             roman=re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$"),
             sentence_start=re.compile(r"^[\s>*#\-+\d.)]*"),
+            title=re.compile(r"(?<![\w.])(?:%s)\.$" % "|".join(sorted(TITLES))),
         )
     return _compiled
 
 
+TITLES = frozenset("Dr Mr Mrs Ms Mx Prof".split())  # before a name, with a point that ends no sentence
 ACRONYM_NOISE = frozenset("""OK I A AM PM TV ID OS UI US UK EU AD BC THE AND OR BUT NOT
 NO YES YEP WOW LOL OMG BTW FYI ASAP TODO FIXME NOTE PS OH HI HEY GB MB KB TB GHZ MHZ
 IS IT IN ON AT TO OF BY AS IF SO DO GO BE WE HE MY ME UP""".split())
@@ -337,6 +339,8 @@ def _capitalised_names(text):
             while words and (words[0] in CAPITAL_NOISE or (initial and words[0].lower() in STOPWORDS)):
                 start += len(words[0]) + 1
                 words = words[1:]
+            if words and words[-1] in TITLES and line[start + len(" ".join(words)):][:1] == ".":
+                words = words[:-1]  # "Saw Dr. Lin": the title belongs to the next name, not this one
             if not words or (len(words) == 1 and len(words[0]) < 3):
                 continue
             kind = "cap"
@@ -354,6 +358,8 @@ def _capitalised_names(text):
 
 def _sentence_initial(line, pos):
     before = _re()["sentence_start"].sub("", line[:pos]).rstrip()
+    if _re()["title"].search(before):  # "Dr. Lin": a title's point ends no sentence
+        return False
     return not before or before[-1] in '.!?:;"“”(（[*—–'
 
 
