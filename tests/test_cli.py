@@ -18,6 +18,21 @@ class CliTest(TempMemory):
         self.assertEqual(len(err.strip().splitlines()), 1, err)
         self.assertNotIn("Traceback", err)
 
+    def test_ctrl_c_is_said_in_one_line(self):
+        """Interrupted (a long reindex stopped with Ctrl-C), a command says so
+        and exits 130, as a shell expects, with no traceback."""
+        import contextlib
+        import io
+        from memsuite.base.options import Command, run_cli
+
+        def stopped(args):
+            raise KeyboardInterrupt
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code = run_cli(["reindex"], {"reindex": Command([], "reindex", "", stopped, False)}, "search")
+        self.assertOneLineError(code, "", err.getvalue(), 130)
+        self.assertIn("interrupted", err.getvalue())
+
     def test_json_contract(self):
         code, out, err = self.search("博客RSS配置", "--json")
         self.assertEqual(code, 0, err)

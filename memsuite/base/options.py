@@ -249,8 +249,8 @@ def run_cli(argv, commands, prog):
         return report_error("%s; see --help" % exc, 2, as_json, prog)
     except StoreError as exc:
         return report_error(exc, 1, as_json, prog)
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt:  # Ctrl-C: said in one line, as any error
+        return report_error("interrupted", 130, as_json, prog)
     except BrokenPipeError:
         return 0
     except Exception as exc:  # never a traceback for a user; say what broke
