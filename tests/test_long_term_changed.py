@@ -7,7 +7,7 @@ import os
 import time
 import unittest
 
-from helpers import TempMemory
+from helpers import TempMemory, run_script
 import memory_search
 import memory_store
 from memsuite.app import brief
@@ -53,6 +53,20 @@ class ChangedLaterTest(TempMemory):
         hits = memory_search.search(store, "staging server port", min_score=0)
         self.assertEqual(hits[0].path, "memory/2026-04-09.md")
         self.assertIn(next(h.id for h in hits if h.path == "MEMORY.md"), hits.earlier)
+
+
+    def test_the_context_pack_and_the_prompt_hook_mark_the_earlier_line(self):
+        """What an agent is sent says which line a later note changed, as
+        search does, so it is not read as current."""
+        from memsuite.doors.hooks import recall
+        self.folder("2026-04-20")
+        mark = "(earlier, undated; newer: memory/2026-04-09.md:"
+        code, out, err = run_script("search.sh", "--dir", self.dir, "context", "staging server port")
+        self.assertEqual(code, 0, err)
+        self.assertIn("[MEMORY.md:1-5] Long-term > Work " + mark, out)
+        text = recall(self.dir, "Which port does the staging server listen on?")[0]
+        self.assertIn(mark, text)
+        self.assertEqual(text.count("(earlier"), 1, text)  # the later note itself is not marked
 
 
 class AskedNowTest(TempMemory):

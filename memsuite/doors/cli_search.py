@@ -11,6 +11,7 @@ from ..base.options import (COMMON_OPTS, EMBED_CHOICES, EMBED_SHOWN, FORCE_OPT, 
 from ..text.params import DEFAULT_HALF_LIFE
 from ..base.records import UsageError
 from ..search.ranking import ANSWER_CUT
+from ..search.results import changed_mark
 from ..search.results import gist, highlight
 from ..text.tokenizer import tokenize
 
@@ -36,8 +37,8 @@ def print_hits(hits, query, colour):
     for i, hit in enumerate(hits, 1):
         where = "%s:%d-%d" % (hit.path, hit.start_line, hit.end_line)
         heading = ("  " + dim + hit.heading + off) if hit.heading else ""
-        if hit.id in getattr(hits, "earlier", {}):
-            heading += "  %s(earlier, %s; newer: %s)%s" % (dim, hit.date or "undated", hits.earlier[hit.id], off)
+        mark = changed_mark(hit, getattr(hits, "earlier", None))
+        heading += ("  %s%s%s" % (dim, mark, off)) if mark else ""
         sys.stdout.write("%d. %.2f  %s%s%s%s\n" % (i, hit.score, bold, where, off, heading))
         sys.stdout.write("   %s\n" % highlight(hit.snippet, qterms, colour))
 

@@ -270,7 +270,8 @@ def recall(root, prompt, held=(), skip_paths=(), budget=RECALL_TOKENS, cut=RECAL
     chosen = unheld(worth, held)
     if not chosen:
         return "", [], []
-    text, ranges, keys = pack_lines(chosen, query, budget, sent=held_whole(worth, held), extra=extra)
+    text, ranges, keys = pack_lines(chosen, query, budget, sent=held_whole(worth, held), extra=extra,
+                                    earlier=getattr(picked, "earlier", None))
     return (redact(text), ranges, keys) if ranges else ("", [], [])  # recall goes out unasked: no secret in it, whole or cut
 
 

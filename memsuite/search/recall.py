@@ -6,7 +6,7 @@ import re
 from ..text.chinese import is_cjk, is_cjk_char
 from ..text.citations import cite, parse_reference, ranges_overlap
 from ..base.options import to_date
-from .results import GIST_TOKENS, TAIL_LINES, estimate_tokens, gist
+from .results import GIST_TOKENS, TAIL_LINES, changed_mark, estimate_tokens, gist
 from .ranking import ANSWER_CUT, analyse_query, search, several_sentences, topic_parts
 from ..text.markdown import is_heading
 from ..text.tokenizer import tokenize
@@ -146,7 +146,8 @@ def pack(hits, query, budget):
     header = "## Memories for: %s\n" % " ".join(query.split())
     used, entries, blocks = estimate_tokens(header), [], []
     for h in hits:
-        title = "\n[%s] %s\n" % (h.id, h.heading) if h.heading else "\n[%s]\n" % h.id
+        title = "\n[%s]%s\n" % (h.id, "".join(" " + part for part in (h.heading, changed_mark(h, getattr(hits, "earlier", None)))
+                                              if part))
         lines = h.text.split("\n")
         room = budget - used - estimate_tokens(title)
         kept = []
@@ -319,7 +320,8 @@ def choose(hits, query, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=(), topic
     factor /= getattr(hits, "evidence", 1.0)
     if hits[0].score * factor < cut:
         return []
-    return [h for h in hits if h.score * factor >= floor and h.path not in skip_paths]
+    kept = [h for h in hits if h.score * factor >= floor and h.path not in skip_paths]
+    return hits.__class__(kept, hits.channels, hits.repeats, hits.earlier) if hasattr(hits, "earlier") else kept
 
 
 def recall_choice(search_with, store, query, turns, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=(), held=()):
@@ -421,7 +423,7 @@ def context_terms(analysed, query):
 
 
 def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, reply=REPLY_SHARE, sent=(),
-               extra=None):
+               extra=None, earlier=None):
     """(markdown, [(path, first, last)], [line keys]): the best lines of the
     hits within budget (estimated tokens), best first, whatever hit they
     are in: a line is worth (its hit's score ** power) x the share of the
@@ -435,8 +437,10 @@ def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, re
     its heading).  sent: hits the session already holds whole, cited on
     one line first (at most SENT_CITED) so the agent knows they answer this
     prompt too.  extra: {term: weight} the line's worth counts beside the
-    prompt's own words (each 1.0): its conversation's."""
+    prompt's own words (each 1.0): its conversation's.  earlier: {hit id:
+    newer hit id} (search's Hits.earlier): such a hit's citation says so."""
     weights = dict(extra or {})
+    marks = {k: changed_mark(h, earlier) for k, h in enumerate(hits)}
     weights.update((t, 1.0) for t in tokenize(query))
     wanted = set(weights)
     header = "## Memories for: %s\n" % gist(query, GIST_TOKENS)
@@ -454,7 +458,7 @@ def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, re
         text = line if estimate_tokens(line) + 1 <= room else best_part(line, wanted, cap - 1)
         if text != line and not wanted & set(tokenize(text)):  # a piece without the prompt's words tells nothing
             continue
-        cost = estimate_tokens(text) + 1 + _title_cost(hits, picked, k, i)
+        cost = estimate_tokens(text) + 1 + _title_cost(hits, picked, k, i, marks[k])
         if used + cost <= budget:
             used += cost
             picked.setdefault(k, {})[i] = text
@@ -463,7 +467,7 @@ def pack_lines(hits, query, budget, line_share=LINE_SHARE, power=SCORE_POWER, re
     for k in sorted(picked):
         for n, run in enumerate(_runs(sorted(picked[k]))):
             h = hits[k]
-            blocks.append(_title(h, run[0], run[-1], heading=k == 0 and n == 0) +
+            blocks.append(_title(h, run[0], run[-1], k == 0 and n == 0, marks[k]) +
                           "\n".join(picked[k][i] for i in run) + "\n")
             ranges.append((h.path, h.start_line + run[0], h.start_line + run[-1]))
             keys += [line_key(h.text.split("\n")[i]) for i in run]
@@ -490,13 +494,13 @@ def _worth(hits, weights, power, reply):
     return out
 
 
-def _title_cost(hits, picked, k, i):
+def _title_cost(hits, picked, k, i, mark=""):
     """Tokens of the citation a line adds: none when it joins a run of lines
     already picked in its hit; the best hit's first citation brings its heading."""
     mine = picked.get(k, {})
     if i - 1 in mine or i + 1 in mine:
         return 0
-    return estimate_tokens(_title(hits[k], i, i + 9, heading=k == 0 and not mine))
+    return estimate_tokens(_title(hits[k], i, i + 9, k == 0 and not mine, mark))
 
 
 def _widen(hits, picked, wanted, room):
@@ -526,7 +530,8 @@ def _runs(indexes):
     return runs
 
 
-def _title(h, lo, hi, heading=True):
-    """The citation of a hit's lines lo..hi, and its heading when asked for."""
-    return "\n[%s]%s\n" % (cite(h.path, h.start_line + lo, h.start_line + hi),
-                            (" " + h.heading) if heading and h.heading else "")
+def _title(h, lo, hi, heading=True, mark=""):
+    """The citation of a hit's lines lo..hi, its heading when asked for, and
+    its mark when a later hit says otherwise (changed_mark)."""
+    return "\n[%s]%s%s\n" % (cite(h.path, h.start_line + lo, h.start_line + hi),
+                              (" " + h.heading) if heading and h.heading else "", (" " + mark) if mark else "")

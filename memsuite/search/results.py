@@ -23,6 +23,14 @@ Hit.__doc__ = ("One search result: lines are 1-based and inclusive, scores in [0
                "(None when no embedding provider runs).")
 
 
+def changed_mark(hit, earlier):
+    """"(earlier, DATE; newer: ID)" for a hit a later one says otherwise of
+    (earlier: {hit id: newer hit id}, supersede.py), else "": search, the
+    context pack and the prompt hook mark it alike."""
+    newer = earlier.get(hit.id) if earlier else None
+    return "(earlier, %s; newer: %s)" % (hit.date or "undated", newer) if newer else ""
+
+
 class Hits(list):
     """A search's hits, best first, and the channels that scored them
     (keyword, vector, semantic): what the search used, and how fresh its
