@@ -196,16 +196,6 @@ class JsonGraphTest(GraphTest):
         self.assertFalse(os.path.exists(os.path.join(self.dir, ".memory", "index.sqlite3")))
 
 
-def synced_graph(test, backend=None):
-    """The link graph of a test's folder, synced."""
-    store = ms.MemoryStore(test.dir, backend=backend)
-    test.addCleanup(store.close)
-    store.sync()
-    g = ml.LinkGraph(store)
-    g.sync()
-    return g
-
-
 class TwoScriptsTest(TempMemory):
     """A place or a person written in characters in one note and in Latin letters in
     another is one entity (links/same.py): the lexicon's place, the name's pinyin."""
@@ -218,7 +208,12 @@ class TwoScriptsTest(TempMemory):
     }
 
     def graph(self, backend=None):
-        return synced_graph(self, backend)
+        store = ms.MemoryStore(self.dir, backend=backend)
+        self.addCleanup(store.close)
+        store.sync()
+        g = ml.LinkGraph(store)
+        g.sync()
+        return g
 
     def test_both_spellings_are_one_entity(self):
         for backend in (None, "json"):
@@ -242,30 +237,6 @@ class TwoScriptsTest(TempMemory):
     def test_a_name_only_one_script_has_stays_its_own(self):
         g = self.graph()
         self.assertNotEqual(g.find("Chengdu").key, g.find("Chen Jing").key)
-
-
-class FirstNameTest(TempMemory):
-    """A first name written alone is one entity with the one full name the
-    folder writes it in; not when two full names begin with it, nor an
-    English word (Pride of Pride Month)."""
-    files = {
-        "memory/2026-03-01.md": "# 2026-03-01\n\n## Work\n- First day: my manager is Priya Nair, and Jonas Berg "
-                                "and Jonas Lind sit with me. We planned Pride Month.\n",
-        "memory/2026-03-02.md": "# 2026-03-02\n\n## Work\n- 1:1 with Priya on the roadmap, notes from Jonas, "
-                                "and the Pride parade route is out\n",
-    }
-
-    def test_a_first_name_is_its_full_name(self):
-        g = synced_graph(self)
-        self.assertEqual(g.find("Priya").key, g.find("Priya Nair").key)
-        self.assertEqual(len(g.appearances(g.find("Priya"))), 2)
-
-    def test_a_first_name_of_two_full_names_or_an_english_word_stays_its_own(self):
-        g = synced_graph(self)
-        for first in ("Jonas", "Pride"):  # joined to a full name, it would be in both notes
-            with self.assertRaises(ms.StoreError, msg=first) as ctx:
-                g.find(first)
-            self.assertIn("is in 1 chunk of 1 file only", str(ctx.exception))
 
 
 class LinkCliTest(TempMemory):

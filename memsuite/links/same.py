@@ -8,14 +8,11 @@ entity as a capitalised Latin one when the lexicon translates it so (杭州:
 hangzhou) or its characters read so in pinyin (王芳: wang fang), the
 Chinese one recurring (two chunks, as graph.entities asks of it).  SameKeys
 reads the link tables with each such pair as one key: the one more often
-mentioned (on a tie the Chinese).  So is a person's first name written alone
-with the one full name the folder writes it in (Priya and Priya Nair): the
-full name is kept."""
+mentioned (on a tie the Chinese)."""
 from collections import defaultdict
 
 from ..text.chinese import is_cjk
-from ..text.lexicon_table import LATIN, lexicon_table
-from ..text.tokenizer import tokenize
+from ..text.lexicon_table import lexicon_table
 from ..text.pinyin import pinyin_table, reading
 from .entities import entity_key
 
@@ -25,41 +22,13 @@ LATIN_KINDS = frozenset(("cap", "capstart", "name"))  # (written capitalised: Ha
 
 def same_keys(entity_rows, spelling_rows):
     """{a key: the key it is one entity with} for the pairs of keys of the
-    two scripts that name one thing, and a first name with its full name."""
-    kinds, latin, named = defaultdict(set), set(), set()
+    two scripts that name one thing."""
+    kinds, latin = defaultdict(set), set()
     for key, _, kind, _ in spelling_rows:
         if kind in CHINESE_KINDS:
             kinds[key].add(kind)
         elif kind in LATIN_KINDS and not is_cjk(key[:1]):
             latin.add(key)
-            named.update([key] if kind != "capstart" else [])  # (a word opening a heading names no one)
-    out = _two_scripts(entity_rows, kinds, latin)
-    kept = set(out.values())
-    for first, full in _first_names(named).items():
-        if first not in out and first not in kept:  # (one step from any key to the one kept)
-            out[first] = out.get(full, full)
-    return out
-
-
-def _first_names(named):
-    """{first name: full name} of the capitalised single words that begin
-    exactly one name of two words (Priya: Priya Nair; John, with John Smith
-    and John Doe, begins two and stays itself), and are no English word the
-    lexicon knows (Pride of Pride Month, Game of Game Night)."""
-    starts = defaultdict(list)
-    for key in named:
-        if len(key.split()) == 2:
-            starts[key.split()[0]].append(key)
-    firsts = [key for key in named if len(starts.get(key, ())) == 1]
-    if not firsts:
-        return {}
-    lexicon = lexicon_table()
-    return {key: starts[key][0] for key in firsts
-            if not any(lexicon.get(LATIN + term) for term in tokenize(key))}
-
-
-def _two_scripts(entity_rows, kinds, latin):
-    """{alias key: kept key} of the Chinese and Latin spellings of one name or place."""
     # (a Chinese one in two chunks at least, as graph.entities asks: looking up every one cost a large folder 0.1 s)
     chinese = [key for key, chunks, _, _ in entity_rows if chunks > 1 and key in kinds]
     if not latin or not chinese:
