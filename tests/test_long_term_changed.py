@@ -103,9 +103,9 @@ class RestatedTest(TempMemory):
     supersede_sure_share, as a now-question's later note does; one giving
     only the new value needs a near tie (supersede_share)."""
 
-    def ranked(self, note):
-        self.write("MEMORY.md", "# Long-term\n\n## Work\n- Staging server: port 8443 behind the proxy, the staging "
-                   "server's config in ops/staging.toml.\n")
+    def ranked(self, note, long_term="Staging server: port 8443 behind the proxy, the staging server's config "
+                                     "in ops/staging.toml."):
+        self.write("MEMORY.md", "# Long-term\n\n## Work\n- " + long_term + "\n")
         self.write("memory/2026-04-09.md", "# 2026-04-09\n\n## Work\n- " + note + "\n")
         store = memory_store.MemoryStore(self.dir)
         self.addCleanup(store.close)
@@ -120,6 +120,19 @@ class RestatedTest(TempMemory):
 
     def test_one_giving_only_the_new_value_needs_a_near_tie(self):
         hits = self.ranked("The staging server moved to port 9710 today; the proxy forwards it.")
+        self.assertEqual(hits[0].path, "MEMORY.md", [(h.path, h.score) for h in hits])
+
+    def test_one_confirming_the_old_value_beside_another_changes_nothing(self):
+        hits = self.ranked("The staging server still listens on port 8443; the admin console moved to port 9443.")
+        self.assertEqual(hits[0].path, "MEMORY.md", [(h.path, h.score) for h in hits])
+        self.assertFalse(hits.earlier)
+
+    def test_a_clock_time_named_again_is_no_restatement(self):
+        """A log's lines open with their times: another event at the same
+        time beside a new one does not say the thing changed."""
+        hits = self.ranked("The staging server port reboot moved from 08:30 to 09:10 today; the proxy forwards it.",
+                           "Staging server: port reboot at 08:30 behind the proxy, the staging server's config in "
+                           "ops/staging.toml.")
         self.assertEqual(hits[0].path, "MEMORY.md", [(h.path, h.score) for h in hits])
 
 

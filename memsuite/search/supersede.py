@@ -45,20 +45,26 @@ def newest_first(order, candidates, merged, query, params, now=False):
             timed[key] = says_time_or_number(fold(candidates[key].row.text))
         return timed[key]
 
+    def lines_of(key):
+        if key not in lines:
+            lines[key] = _tokenized_lines(candidates[key].row)
+        return lines[key]
+
     def about(key, words):  # what a hit says about some words, worked out once per hit and words
         if (key, words) not in facts:
             if not has_time(key):
                 return NO_FACTS  # no time or number anywhere in it: nothing to differ on
-            if key not in lines:
-                lines[key] = _tokenized_lines(candidates[key].row)
-            facts[key, words] = _facts(lines[key], words, set(candidates[key].head))
+            facts[key, words] = _facts(lines_of(key), words, set(candidates[key].head))
         return facts[key, words]
     rows = {k: c.row for k, c in candidates.items()}
 
     def near(old, new, words):  # a later hit near enough the earlier's score
-        sure = now or (has_time(new) and _restates(about(old, words), [line for line, _ in _lines_about(
-            lines.setdefault(new, _tokenized_lines(candidates[new].row)), words, set(candidates[new].head))[0]]))
-        return merged[new] >= (params.supersede_sure_share if sure else params.supersede_share) * merged[old]
+        if merged[new] >= params.supersede_share * merged[old]:
+            return True
+        if merged[new] < params.supersede_sure_share * merged[old]:
+            return False
+        return now or (has_time(new) and _restates(about(old, words), [line for line, _ in _lines_about(
+            lines_of(new), words, set(candidates[new].head))[0]]))
     newer = {}  # older key: [the later keys saying otherwise]
     for old in top:
         words = frozenset(held[old])
@@ -94,14 +100,17 @@ def _below_the_newer(top, newer):
 
 
 def _restates(old, lines):
-    """Whether a line of a later hit's (_lines_about) names an earlier text's
-    value (_facts) beside a new one of the same kind: it says the thing
-    changed (旧号 139..., 新号 138...; moved from Monday to Wednesday).
-    Within one line, and not a clock time or part of the day (a log's lines
-    open with their times; another event at 9:00 is no restatement)."""
+    """Whether a line of a later hit's (_lines_about, folded) says the thing
+    changed: it names an earlier text's value (_facts) beside a new one of
+    the same kind, with a word of change (旧号 139..., 新号 138...; moved
+    from 6800 to 7200) and none of its staying (port 8443 still works, the
+    console on 9443).  Not a clock time or part of the day: a log's lines
+    open with their times, and another event at 9:00 restates nothing."""
     before = old[0]
-    return bool(before) and any(after[k] & before[k] and after[k] - before[k] for after in map(_values, lines)
-                                for k in before.keys() & after.keys() - _COMMON)
+    return bool(before) and any(
+        _CHANGE.search(line) and not _STILL.search(line) and any(
+            after[k] & before[k] and after[k] - before[k] for k in before.keys() & after.keys() - _COMMON)
+        for line, after in ((line, _values(line)) for line in lines))
 
 
 def _later(new, old):
@@ -181,6 +190,10 @@ def _disagree(before, after):
 
 
 _COMMON = {"clock", "day part"}  # values many lines share
+# a word of change, and of staying the same, as a line says them (folded, lower case)
+_CHANGE = re.compile(r"换|改|旧|新|不用|不再|取消|调整|涨|降|搬|\b(?:chang|mov|switch|replac|new|old|no longer|"
+                     r"instead|now|from|updat|rais|cut|drop|up to|down to|earlier|anymore)")
+_STILL = re.compile(r"还是|仍|依然|照旧|没变|不变|\b(?:still|unchanged|same|as before|again)\b")
 _KINDS = (("clock", r"\d:\d\d|\d(?:am|pm)$|点$"), ("weekday", r"^(?:[周星期礼拜]|mon|tue|wed|thu|fri|sat|sun)"),
           ("date", r"\d{4}-\d\d-\d\d|[年月日号]$|^[a-z]+\.? \d"), ("day part", r"午$|^[早晚凌]"))
 # A currency says how much, not of what: two amounts in RMB are not two statements of one thing.
