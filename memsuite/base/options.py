@@ -228,6 +228,15 @@ def split_subcommand(argv, commands, others=()):
     return None, argv
 
 
+def query_of(words):
+    """The words the shell passed as one query, refused when they hold bytes
+    that are not UTF-8 (a terminal in another encoding): nothing could match them."""
+    query = " ".join(words)
+    if any("\ud800" <= c <= "\udfff" for c in query):
+        raise UsageError("the query holds bytes that are not valid UTF-8; set the terminal's encoding to UTF-8")
+    return query
+
+
 def run_cli(argv, commands, prog):
     """Shared CLI driver: parse, run, map errors to exit codes (0 ok, 1 runtime
     error, 2 usage error), one line on stderr; MEMORY_DEBUG=1 adds the traceback."""

@@ -4,7 +4,7 @@ from collections import Counter
 
 from ..store.memory_store import store_for
 from ..base.display import pad, plural
-from ..base.options import (COMMON_OPTS, Command, FORCE_OPT, Opt, no_words, run_cli, to_choice, to_folder,
+from ..base.options import (COMMON_OPTS, Command, FORCE_OPT, Opt, no_words, query_of, run_cli, to_choice, to_folder,
                             to_positive_int, use_colour)
 from ..links.entities import KINDS
 from ..links.graph import entity_json, entity_report, related_report, synced_graph
@@ -66,7 +66,7 @@ def cmd_entity(args):
         raise UsageError("entity needs a NAME (try: link.sh entities)")
     store, graph = open_graph(args)
     try:
-        (entity, places, neighbours), data = entity_report(graph, " ".join(args.words), args.limit or 20)
+        (entity, places, neighbours), data = entity_report(graph, query_of(args.words), args.limit or 20)
     finally:
         store.close()
     if args.json:

@@ -4,6 +4,7 @@ import sys
 from ..app.commands import context_result, embedding_store, timeline_entries, timeline_result
 from ..store.memory_store import store_for
 from ..base.jsonout import print_json
+from ..base.options import query_of
 from ..search.results import MAX_GET_LINES, gist, gist_text, read_cited
 from ..base.records import UsageError
 from ..files.sources import is_session, resolve_memory_dir
@@ -30,7 +31,7 @@ def cmd_timeline(args):
 
 def cmd_context(args):
     with embedding_store(args) as store:
-        text, doc = context_result(store, " ".join(args.words), args.budget, args.since, args.until, args.path,
+        text, doc = context_result(store, query_of(args.words), args.budget, args.since, args.until, args.path,
                                    args.dated_only, args.today)
     if args.json:
         print_json(doc)

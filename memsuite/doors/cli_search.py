@@ -2,7 +2,7 @@
 loaded only when run), and the search command itself."""
 import sys
 
-from ..base.options import Command, run_cli, split_subcommand, use_colour
+from ..base.options import Command, query_of, run_cli, split_subcommand, use_colour
 from ..app.commands import embedding_store, empty_note, explain_hits, no_sessions_note, run_search, search_request, search_result, skipped_files
 from ..index.records import Filters, glob_matches
 from ..base.jsonout import print_json
@@ -166,15 +166,6 @@ def read_context(path):
     except OSError as exc:
         raise UsageError("cannot read --context-file %s: %s" % (path, exc.strerror or exc))
     return turns_from_lines(text)
-
-
-def query_of(words):
-    """The query the shell passed, refused when it holds bytes that are not
-    UTF-8 (a terminal in another encoding): nothing could match them."""
-    query = " ".join(words)
-    if any("\ud800" <= c <= "\udfff" for c in query):
-        raise UsageError("the query holds bytes that are not valid UTF-8; set the terminal's encoding to UTF-8")
-    return query
 
 
 def cmd_search(args):
