@@ -72,7 +72,10 @@ MCP_TOOLS = [
           "Append a note to today's daily log (or to a named memory file); returns its citation "
           "and the heading it landed under.",
           {"text": dict(_STRING, description="the note, one line or Markdown lines"),
-           "heading": dict(_STRING, description="the section to put it under (default: the end of the log)"),
+           "heading": dict(_STRING, description="the '## heading' section to put it under (made when missing); "
+                                                "default: the end of the file, or, when it ends inside a named "
+                                                "section, a new '## HH:MM' in a day's log and '## Notes' in "
+                                                "another file"),
            "tags": {"type": "array", "items": _STRING, "description": "#tags to add, one word each"},
            "file": dict(_STRING, description="a memory file inside the folder, e.g. MEMORY.md"),
            "request": dict(_STRING, description="a key for this note: a retry with the same key "
@@ -87,7 +90,8 @@ MCP_TOOLS = [
                            "limit": _LIMIT}, ["name"]),
     _tool("memory_timeline", "Timeline",
           "What happened around a memory (a citation) or a date (YYYY-MM-DD), oldest first.",
-          {"anchor": dict(_STRING, description=_CITATION + ", or a date (YYYY-MM-DD)"),
+          {"anchor": dict(_STRING, description="a hit's id or citation (memory/2026-02-20.md:1-7), a chunk id "
+                                               "(file.md#2) or a date (YYYY-MM-DD)"),
            "before": {"type": "integer", "minimum": 0, "maximum": 50, "description": "memories before it"},
            "after": {"type": "integer", "minimum": 0, "maximum": 50, "description": "memories after it"}},
           ["anchor"]),
