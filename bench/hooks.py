@@ -135,7 +135,8 @@ def recall_metrics(records, cut, floor, packer="lines", line_share=recall.LINE_S
             for b in BUDGETS:
                 text, ranges = "", []
                 if chosen and packer == "lines":
-                    text, ranges = recall.pack_lines(chosen, query, b, line_share)[:2]
+                    text, ranges = recall.pack_lines(chosen, query, b, line_share,
+                                                     earlier=getattr(chosen, "earlier", None))[:2]
                 elif chosen:
                     text, entries = memory_search.pack(chosen, query, b)
                     ranges = [(e.path, e.start_line, e.end_line) for e in entries]

@@ -164,7 +164,7 @@ def pack(hits, query, budget):
         end = h.start_line + len(kept) - 1
         entry = Entry(cite(h.path, h.start_line, end), h.path, h.start_line, end, h.date,
                       h.heading, "\n".join(kept), False)
-        block = title.replace(h.id, entry.id) + entry.text + "\n"
+        block = title.replace(h.id, entry.id, 1) + entry.text + "\n"
         used += estimate_tokens(block)
         entries.append(entry)
         blocks.append(block)
@@ -321,7 +321,7 @@ def choose(hits, query, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=(), topic
     if hits[0].score * factor < cut:
         return []
     kept = [h for h in hits if h.score * factor >= floor and h.path not in skip_paths]
-    return hits.__class__(kept, hits.channels, hits.repeats, hits.earlier) if hasattr(hits, "earlier") else kept
+    return hits.like(kept) if hasattr(hits, "like") else kept
 
 
 def recall_choice(search_with, store, query, turns, cut=RECALL_CUT, floor=RECALL_FLOOR, skip_paths=(), held=()):

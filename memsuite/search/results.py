@@ -43,6 +43,12 @@ class Hits(list):
     ranked = None  # (the candidates' keys in the order ranked, their scores, their StoredChunks)...
     features = None  # ...and a function giving their features (search/features.py; bench/ltr_dump.py)
 
+    def like(self, hits):
+        """These hits' search (channels, marks, freshness...) with other hits."""
+        out = self.__class__(hits)
+        out.__dict__.update(self.__dict__)
+        return out
+
     def __init__(self, hits=(), channels=(), repeats=(), earlier=None):
         list.__init__(self, hits)
         self.channels = list(channels)
