@@ -29,7 +29,7 @@ class ExtractionTest(unittest.TestCase):
         ("Yep John, we hiked the Grand Canyon with Mel.", [("cap", "John"), ("cap", "Grand Canyon"), ("cap", "Mel")]),
         ("**Caroline** (D1:3): Hello there.", [("cap", "Caroline")]),
         ("Email me: bob@example.com", [("url", "example.com")]),
-        ("Saw Dr. Lin today, then Mr. Wong.", [("cap", "Lin"), ("cap", "Wong")]),  # a title's point ends no sentence
+        ("Saw Dr. Lin today, then Mr. Wong and Dr. Yu.", [("cap", "Lin"), ("cap", "Wong"), ("cap", "Yu")]),  # a title's point ends no sentence
     ]
     CHINESE = [
         ("完成了博客RSS配置优化", [("term", "RSS配置")]),

@@ -12,7 +12,7 @@ from ..text.tokenizer import STOPWORDS
 
 # Bump when extract_entities changes what it finds: the stored mentions are
 # then extracted again.
-EXTRACTOR_VERSION = 10  # 10: a name after a title (Dr. Lin); 9: more secret shapes redacted, <private> nested; 8: the folder's defined names, fewer fragments; 7: secrets redacted first; 6: names seldom seen apart, numeronyms, a folder's own two-character words
+EXTRACTOR_VERSION = 11  # 11: a two-letter name after a title (Dr. Yu); 10: a name after a title (Dr. Lin); 9: more secret shapes redacted, <private> nested; 8: the folder's defined names, fewer fragments; 7: secrets redacted first; 6: names seldom seen apart, numeronyms, a folder's own two-character words
 
 # Extraction
 
@@ -341,7 +341,8 @@ def _capitalised_names(text):
                 words = words[1:]
             if words and words[-1] in TITLES and line[start + len(" ".join(words)):][:1] == ".":
                 words = words[:-1]  # "Saw Dr. Lin": the title belongs to the next name, not this one
-            if not words or (len(words) == 1 and len(words[0]) < 3):
+            if not words or (len(words) == 1 and len(words[0]) < 3
+                             and not _re()["title"].search(line[:start].rstrip())):  # (Dr. Yu: a name of two)
                 continue
             kind = "cap"
             if len(words) == 1 and start == m.start() and initial:
