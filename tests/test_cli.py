@@ -160,6 +160,16 @@ class CliTest(TempMemory):
             f.write("# top\n\nthe folder's own\n")
         self.assertEqual(self.search("get", "2026-02-15.md:3", "--plain")[1], "the folder's own\n")
 
+    def test_get_of_an_empty_file_gives_no_line(self):
+        self.write("memory/2026-01-01.md", "")
+        code, out, err = self.search("get", "memory/2026-01-01.md", "--json")
+        self.assertEqual(code, 0, err)
+        doc = json.loads(out)
+        self.assertEqual((doc["total_lines"], doc["lines"]), (0, []))
+        code, out, err = self.search("get", "memory/2026-01-01.md")
+        self.assertEqual((code, out), (0, ""))
+        self.assertIn("is empty", err)
+
     def test_get_rejects_malformed_ranges_as_usage_errors(self):
         for bad in ("memory/2026-02-19.md:5-3", "memory/2026-02-19.md:abc", "MEMORY.md:3-",
                     "MEMORY.md:0-2", "MEMORY.md#x"):

@@ -54,6 +54,8 @@ def cmd_get(args):
     if args.json:
         print_json(got)
         return 0
+    if not got["total_lines"]:
+        sys.stderr.write("search: %s is empty\n" % got["path"])
     for n, line in enumerate(got["lines"], got["start_line"]):
         sys.stdout.write(line + "\n" if args.plain else "%6d  %s\n" % (n, line))
     if got["end_line"] < got["total_lines"] and not args.lines and got["end_line"] - got["start_line"] + 1 == MAX_GET_LINES:
