@@ -28,7 +28,7 @@ Every data set has a tuning half and a held-out half, reported side by side
             alone; user-1 | user-2
   madial-context  the same prompts searched with the conversation before them as context
             (search's `context`: the last turns, both roles)
-  notes     seven people's notes no one here had seen (bench/notes): mei, hao, priya, jiawei | tom, yuting, sam;
+  notes     eight people's notes no one here had seen (bench/notes): mei, hao, priya, jiawei | tom, yuting, sam, lucia;
             asked against each question's `today`; category = kind (absent questions left out)
   realmem   prompts in the middle of long assistant-user conversations (bench/realmem.py):
             Adeleke_Okonjo, Kenta_Tanaka, Liam_O_Connor | Oliver_Smith, Sarah_Miller.
