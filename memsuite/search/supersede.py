@@ -193,7 +193,7 @@ _COMMON = {"clock", "day part"}  # values many lines share
 # a word of change, and of staying the same, as a line says them (folded, lower case)
 _CHANGE = re.compile(r"换|改|旧|新|不用|不再|取消|调整|涨|降|搬|\b(?:chang|mov|switch|replac|new|old|no longer|"
                      r"instead|now|from|updat|rais|cut|drop|up to|down to|earlier|anymore)")
-_STILL = re.compile(r"还是|仍|依然|照旧|没变|不变|\b(?:still|unchanged|same|as before|again)\b")
+_STILL = re.compile(r"还是|仍|依然|照旧|没变|不变|\b(?:still|unchanged|same|as before)\b")
 _KINDS = (("clock", r"\d:\d\d|\d(?:am|pm)$|点$"), ("weekday", r"^(?:[周星期礼拜]|mon|tue|wed|thu|fri|sat|sun)"),
           ("date", r"\d{4}-\d\d-\d\d|[年月日号]$|^[a-z]+\.? \d"), ("day part", r"午$|^[早晚凌]"))
 # A currency says how much, not of what: two amounts in RMB are not two statements of one thing.
