@@ -28,6 +28,7 @@ class ExtractionTest(unittest.TestCase):
         ("Booking KX-4471 confirmed", [("code", "KX-4471")]),
         ("Yep John, we hiked the Grand Canyon with Mel.", [("cap", "John"), ("cap", "Grand Canyon"), ("cap", "Mel")]),
         ("**Caroline** (D1:3): Hello there.", [("cap", "Caroline")]),
+        ("**Dr. Lin**: two tablets a day.", [("cap", "Lin")]),  # the speaker's title is no part of the name
         ("Email me: bob@example.com", [("url", "example.com")]),
         ("Saw Dr. Lin today, then Mr. Wong and Dr. Yu.", [("cap", "Lin"), ("cap", "Wong"), ("cap", "Yu")]),  # a title's point ends no sentence
     ]

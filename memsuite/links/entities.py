@@ -12,7 +12,7 @@ from ..text.tokenizer import STOPWORDS
 
 # Bump when extract_entities changes what it finds: the stored mentions are
 # then extracted again.
-EXTRACTOR_VERSION = 11  # 11: a two-letter name after a title (Dr. Yu); 10: a name after a title (Dr. Lin); 9: more secret shapes redacted, <private> nested; 8: the folder's defined names, fewer fragments; 7: secrets redacted first; 6: names seldom seen apart, numeronyms, a folder's own two-character words
+EXTRACTOR_VERSION = 12  # 12: a speaker's title left out (**Dr. Lin**); 11: a two-letter name after a title (Dr. Yu); 10: a name after a title (Dr. Lin); 9: more secret shapes redacted, <private> nested; 8: the folder's defined names, fewer fragments; 7: secrets redacted first; 6: names seldom seen apart, numeronyms, a folder's own two-character words
 
 # Extraction
 
@@ -329,7 +329,9 @@ def _capitalised_names(text):
     for line_start, line in _lines_with_offsets(text):
         speaker = _re()["speaker"].match(line)
         if speaker and speaker.group(1).split()[0] not in CAPITAL_NOISE:
-            yield line_start + speaker.start(1), line_start + speaker.end(1), speaker.group(1), "cap"
+            title = re.match(r"(?:%s)\.\s+(?=\S)" % "|".join(sorted(TITLES)), speaker.group(1))  # **Dr. Lin**: Lin
+            at = speaker.start(1) + (title.end() if title else 0)
+            yield line_start + at, line_start + speaker.end(1), line[at:speaker.end(1)], "cap"
         heading = line.lstrip().startswith("#")
         for m in _re()["capitalised"].finditer(line):
             words = m.group(0).replace("-", " ").split()
