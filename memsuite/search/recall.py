@@ -146,8 +146,8 @@ def pack(hits, query, budget):
     header = "## Memories for: %s\n" % " ".join(query.split())
     used, entries, blocks = estimate_tokens(header), [], []
     for h in hits:
-        title = "\n[%s]%s\n" % (h.id, "".join(" " + part for part in (h.heading, changed_mark(h, getattr(hits, "earlier", None)))
-                                              if part))
+        mark = changed_mark(h, getattr(hits, "earlier", None))
+        title = "\n[%s]%s\n" % (h.id, "".join(" " + part for part in (h.heading, mark) if part))
         lines = h.text.split("\n")
         room = budget - used - estimate_tokens(title)
         kept = []
