@@ -69,6 +69,24 @@ class ChangedLaterTest(TempMemory):
         self.assertEqual(text.count("(earlier"), 1, text)  # the later note itself is not marked
 
 
+class DateFormsTest(unittest.TestCase):
+    """A date is its month and day however written: a later note giving
+    the same day another way changes nothing; another day does."""
+
+    def marks(self, line, note):
+        return changed_later([line], [("2026-11-01", "memory/2026-11-01.md", [note])])
+
+    def test_the_same_day_written_another_way_is_no_change(self):
+        line = "- Work: new job at Northwind Robotics from 2026-11-16, backend team."
+        for note in ("- Northwind Robotics offer: backend team, start date Nov 16.",
+                     "- Northwind Robotics 的 backend team，11 月 16 日入职。"):
+            self.assertEqual(self.marks(line, note), {}, note)
+
+    def test_another_day_is_a_change(self):
+        line = "- Work: new job at Northwind Robotics from 2026-11-16, backend team."
+        self.assertIn(0, self.marks(line, "- Northwind Robotics moved the backend team start date to Nov 23."))
+
+
 class AskedNowTest(TempMemory):
     """A question asking how things stand now (now, still, 现在, 而家) lets a
     later note saying otherwise rank first from further below

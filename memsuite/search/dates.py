@@ -456,6 +456,22 @@ def times_in(text):
     return times | set(re.findall(r"\d{3,}", folded))
 
 
+def date_parts(value):
+    """A date as times_in gives it, as its month and day ({'m11', 'd16'}),
+    however written: 2026-11-16, nov 16, november 16, 11 月 and 16 日 (two
+    values); the value itself when it is none of these."""
+    iso = re.match(r"\d{4}-(\d\d)-(\d\d)$", value)
+    if iso:
+        return {"m%d" % int(iso.group(1)), "d%d" % int(iso.group(2))}
+    named = re.match(r"([a-z]+)\.? (\d{1,2})$", value)
+    if named and named.group(1) in _MONTHS:
+        return {"m%d" % _MONTHS[named.group(1)], "d%d" % int(named.group(2))}
+    unit = re.match(r"(\d{1,2}) ?([月日号])$", value)
+    if unit:
+        return {("m%d" if unit.group(2) == "月" else "d%d") % int(unit.group(1))}
+    return {value}
+
+
 def says_time_or_number(text):
     """Whether times_in(text) finds anything (without compiling _TIME where it can)."""
     folded = fold(text)

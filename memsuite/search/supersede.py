@@ -15,7 +15,7 @@ import re
 
 from ..text.chinese import fold
 from .answers import CURRENCY as _CURRENCY, codes_in
-from .dates import says_time_or_number, times_in
+from .dates import date_parts, says_time_or_number, times_in
 from ..text.tokenizer import expand, tokenize
 
 # Two lines speak of the same thing when this share of the words of the
@@ -109,8 +109,15 @@ def _restates(old, lines):
     before = old[0]
     return bool(before) and any(
         _CHANGE.search(line) and not _STILL.search(line) and any(
-            after[k] & before[k] and after[k] - before[k] for k in before.keys() & after.keys() - _COMMON)
+            _names(kind, before[kind], after[kind]) and after[kind] - before[kind]
+            for kind in before.keys() & after.keys() - _COMMON)
         for line, after in ((line, _values(line)) for line in lines))
+
+
+def _names(kind, before, after):
+    """Whether later values name an earlier one: a date whole (its month and
+    its day: Nov 13 is not named by Nov 16), any other value as it is."""
+    return before <= after if kind == "date" else bool(before & after)
 
 
 def _later(new, old):
@@ -219,7 +226,7 @@ def _values(text):
         kind = next((k for k, pattern in _KINDS if re.search(pattern, value)), "number")
         if kind == "weekday":  # Thursdays, thursday; 星期三, 周三; 星期天, 礼拜日, 周日
             value = value[:3] if value.isascii() else "周" + value[-1].replace("天", "日")
-        out.setdefault(kind, set()).add(value)
+        out.setdefault(kind, set()).update(date_parts(value) if kind == "date" else [value])  # Nov 16 is 2026-11-16
     return out
 
 
