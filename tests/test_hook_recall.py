@@ -352,6 +352,21 @@ class RedactedBeforeCutTest(TempMemory):
         self.assertNotIn("ghp_", text)
 
 
+class TranslatedLinesTest(TempMemory):
+    """The lines sent for a prompt are chosen by its words and by what its
+    search added to them (translations, synonyms): an English question's
+    answer written in Chinese is sent before the English lines that only
+    share a word with it."""
+    files = {"memory/2026-11-26.md": "# 2026-11-26\n\n## Car\n- Car is a white BYD Seal, the car plate 浙A·7K2Q9.\n"
+                                     "- Car wash on Sundays near the office, the car park on level 2.\n"
+                                     "- 车险在平安保险，保单号 PA-2026-778812，明年 3 月到期。\n"}
+
+    def test_the_answer_in_the_other_language_is_sent(self):
+        from memsuite.doors import hooks
+        text = hooks.recall(self.dir, "When does my car insurance expire?", budget=120)[0]
+        self.assertIn("明年 3 月到期", text)
+
+
 class BudgetTest(unittest.TestCase):
     def hit(self, text, start=10, score=0.9):
         from memsuite.search.results import Hit

@@ -246,7 +246,9 @@ class PromptTest(HookCase):
         brief, _ = self.hook("SessionStart", source="startup")
         self.assertIn("KX-4471", brief)
         context, _ = self.hook("UserPromptSubmit", prompt="What is the booking code of the Kyoto flight?")
-        self.assertTrue(context is None or "KX-4471" not in context, context)
+        given = [l for l in brief.split("\n") if l.startswith("- ")]
+        self.assertIn("- Kyoto trip 2026-03-14 to 2026-03-20. 京都的机票已经订好 (booking code KX-4471).", given)
+        self.assertFalse(context and [l for l in given if l in context.split("\n")], context)  # other lines may come
 
     def test_absent_topic_injects_nothing(self):
         for prompt in ("quantum computing lecture notes", "bitcoin mining rig setup", "量子计算讲座"):

@@ -340,15 +340,16 @@ def recall_choice(search_with, store, query, turns, cut=RECALL_CUT, floor=RECALL
     hits = search_with(None)
     topic = prompt_topic(store, query, hits.analysed) if hits else None
     chosen = choose(hits, query, cut, floor, skip_paths, topic)
+    alone = (chosen, context_terms(hits.analysed, query) if hits else None)  # (its translations and synonyms)
     if unheld(chosen, held) or content_words(query) > THIN_WORDS:
-        return chosen, None
+        return alone
     turns = turns() if callable(turns) else turns
     if not turns:
-        return chosen, None
+        return alone
     hits = search_with(turns)
     talk = talk_of(store, query, turns) if hits else None
     talked = choose(hits, talk.text, cut, floor, skip_paths, talk.topic) if talk else []
-    return (talked, context_terms(hits.analysed, query)) if talked else (chosen, None)
+    return (talked, context_terms(hits.analysed, query)) if talked else alone
 
 
 def unheld(hits, held):
