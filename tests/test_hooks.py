@@ -561,6 +561,22 @@ class NoMemoryFolderTest(unittest.TestCase):
         with open(os.path.join(self.cache, "memory-suite", "hooks.log"), encoding="utf-8") as f:
             self.assertEqual(len([l for l in f if "MEMORY_DIR" in l]), 2)  # every event logged
 
+    def test_a_memory_dir_naming_no_folder_is_said_at_the_start(self):
+        """A typo or a moved folder: the session's start names it, and no
+        event is an error to the client."""
+        missing = os.path.join(self.tmp, "memz")
+        env = clean_env(XDG_CACHE_HOME=self.cache, MEMORY_DIR=missing)
+        said = []
+        for event in ({"hook_event_name": "SessionStart", "session_id": "s1", "source": "startup"},
+                      {"hook_event_name": "UserPromptSubmit", "session_id": "s1", "prompt": "the deploy key"}):
+            p = subprocess.run([os.path.join(ROOT, "search.sh"), "hook"], input=json.dumps(event).encode(),
+                               capture_output=True, env=env, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            said.append(p.stdout.decode())
+        self.assertIn(missing, json.loads(said[0])["systemMessage"])
+        self.assertEqual(said[1], "")
+        self.assertFalse(os.path.exists(missing))
+
     def test_no_command_writes_an_index_inside_the_plugin(self):
         """The suite's own folder is searched when no memory folder is found;
         its index goes to the user's cache, never into the folder a client's

@@ -41,6 +41,7 @@ from ..search.recall import RECALL_CUT, RECALL_FLOOR, held_whole, pack_lines, re
 from ..search.results import estimate_tokens
 from ..files.sources import NO_MEMORY_FOLDER, is_suite_folder, resolve_memory_dir, safe_join
 from ..store.memory_store import MemoryStore
+from ..base.records import StoreError
 from ..text.redact import redact
 from ..text.tokenizer import tokenize
 
@@ -110,7 +111,10 @@ def main(argv=None):
         opts = _parse(list(argv or []))
         raw = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read(MAX_STDIN)
         event, name = _event(raw, opts)
-        root = resolve_memory_dir(opts["dir"])
+        try:
+            root = resolve_memory_dir(opts["dir"])
+        except StoreError as exc:  # MEMORY_DIR names no folder (a typo, a moved folder): say so, as below
+            return no_memory_folder(name, "%s; nothing is recalled or captured until MEMORY_DIR names it" % exc)
         if is_suite_folder(root):  # misinstalled: nothing to recall, nowhere to capture
             return no_memory_folder(name)
         hook = Hook(root, name)
@@ -173,14 +177,15 @@ def _log_in_cache(message):
         else tempfile.gettempdir(), "%s - %s\n" % (time.strftime("%Y-%m-%dT%H:%M:%S"), message))
 
 
-def no_memory_folder(name):
+def no_memory_folder(name, why=NO_MEMORY_FOLDER):
     """No memory folder was set or found (no MEMORY_DIR, a plugin in its
-    client's cache): nothing is opened or indexed there; the session's start
-    shows the user one line saying how to fix it (a status line, not context
-    for the model), and the user's cache's hooks.log says it on every event."""
-    _log_in_cache("%s: %s" % (name, NO_MEMORY_FOLDER))
+    client's cache, a MEMORY_DIR naming no folder): nothing is opened or
+    indexed there; the session's start shows the user one line saying why
+    (a status line, not context for the model), and the user's cache's
+    hooks.log says it on every event."""
+    _log_in_cache("%s: %s" % (name, why))
     if name == "SessionStart":
-        sys.stdout.write(json.dumps({"systemMessage": "memory-suite: " + NO_MEMORY_FOLDER}) + "\n")
+        sys.stdout.write(json.dumps({"systemMessage": "memory-suite: " + why}) + "\n")
         sys.stdout.flush()
     return 0
 
