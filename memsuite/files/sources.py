@@ -545,7 +545,7 @@ def read_memory_lines(root, rel, sessions_dir=None):
     text, issue = read_source(full)
     if text is None:
         raise StoreError("cannot read %s (%s)" % (rel, issue))
-    return split_lines(mask_private(text))
+    return split_lines(mask_private(text)) if text else []  # an empty file has no line, not one empty one
 
 
 def safe_join(root, rel):

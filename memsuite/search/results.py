@@ -425,7 +425,6 @@ def read_cited(root, reference, start=None, count=None, store=None):
     if first == "#":
         first, last = _chunk_lines(store, path, last)
     lines = store.read_lines(path) if store is not None else read_memory_lines(root, path)
-    lines = [] if lines == [""] else lines  # an empty file has no line, not one empty one
     begin = start or first or 1
     if begin > max(len(lines), 1):
         raise StoreError("%s has %d lines; line %d is past the end" % (path, len(lines), begin))
