@@ -644,10 +644,8 @@ def _with_feedback(store, query, limit, mode, min_score, filters, params):
     scores, under the same floors."""
     from .feedback import with_first_scores
     first = _search(store, query, max(limit, params.feedback_docs), mode, min_score, filters, params)
-    if not first or first[0].score >= ANSWER_CUT:
-        del first[limit:]
-        return first
-    again = _search(store, query, limit, mode, 0.0, filters, params, feedback=first)
+    again = _search(store, query, limit, mode, 0.0, filters, params, feedback=first) \
+        if first and first[0].score < ANSWER_CUT else None
     if not again:
         del first[limit:]
         return first
